@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Where things live in the repository and under build/."""
+
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = REPO / 'build'
+OUT = BUILD / 'out'
+RESULTS = BUILD / 'results'
+DEFAULT_KDIR = BUILD / 'linux'
+PATCHES = REPO / 'patches'
+KUNITCONFIG = REPO / 'testcases' / 'kunit' / 'scoped_uaccess.kunitconfig'
+NEGATIVE = REPO / 'testcases' / 'negative'
+UNIT_TESTS = REPO / 'converter' / 'tests'
+
+
+def kunit_build_dir(cc: str) -> Path:
+	"""The kernel build directory of `make kunit CC=<cc>`."""
+	return OUT / f'kunit-{cc}'
