@@ -1,0 +1,352 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Extracts the kernel tree, commits the baseline and applies the series."""
+
+import enum
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from .command import Command, Output, Runner
+from .errors import CommandFailed, EnvironmentProblem, TreeStateError
+
+
+@dataclass(frozen=True)
+class KernelSource:
+	"""A kernel source tarball as a Debian package ships it."""
+	tarball: Path
+	topdir: str		# the one directory the tarball contains
+	version: str		# what the top-level Makefile must say
+	package: str
+
+
+DEBIAN_6_12 = KernelSource(tarball=Path('/usr/src/linux-source-6.12.tar.xz'),
+			   topdir='linux-source-6.12', version='6.12.118',
+			   package='linux-source-6.12')
+
+BASELINE_TAG = 'baseline'
+BASELINE_MESSAGE = 'Linux {version} (Debian {package})\n'
+# A fixed identity and date make the baseline commit id reproducible.
+BASELINE_IDENTITY = {
+	'GIT_AUTHOR_NAME': 'scoped-uaccess baseline',
+	'GIT_AUTHOR_EMAIL': 'baseline@scoped-uaccess.invalid',
+	'GIT_AUTHOR_DATE': '2024-11-17T00:00:00+0000',
+	'GIT_COMMITTER_NAME': 'scoped-uaccess baseline',
+	'GIT_COMMITTER_EMAIL': 'baseline@scoped-uaccess.invalid',
+	'GIT_COMMITTER_DATE': '2024-11-17T00:00:00+0000',
+}
+# Used by `git am` only when git has no identity configured at all.
+FALLBACK_USER = ('scoped-uaccess', 'scoped-uaccess@invalid')
+# tar prints a checkpoint every this many 10 KiB records.
+TAR_CHECKPOINT = 10000
+
+
+class TreeState(enum.Enum):
+	"""What KDIR holds relative to baseline + patches/series."""
+	MISSING = 'missing'
+	UP_TO_DATE = 'baseline + the whole series'
+	PREFIX = 'baseline + a prefix of the series'
+	DIRTY = 'uncommitted changes'
+	DIVERGED = 'commits that are not the series'
+	NO_BASELINE = 'no baseline tag'
+	WRONG_VERSION = 'another kernel version'
+
+
+# States we refuse to touch without --force, and what --force does to them.
+RESET_STATES = (TreeState.DIRTY, TreeState.DIVERGED)
+REEXTRACT_STATES = (TreeState.NO_BASELINE, TreeState.WRONG_VERSION)
+
+
+@dataclass(frozen=True)
+class TreeRequest:
+	kdir: Path
+	patches: Path		# directory holding `series` and the patch files
+	force: bool = False
+	source: KernelSource = DEBIAN_6_12
+
+
+@dataclass
+class TreeAssessment:
+	state: TreeState
+	applied: int = 0	# series patches already committed on baseline
+	detail: str = ''
+
+
+@dataclass
+class TreeResult:
+	before: TreeAssessment
+	actions: list[str] = field(default_factory=list)
+	applied: list[str] = field(default_factory=list)
+	series_length: int = 0
+
+
+def read_series(patches: Path) -> list[Path]:
+	"""The patch files of patches/series in order; none if there is no series."""
+	series = patches / 'series'
+	if not series.exists():
+		return []
+	result = []
+	for line in series.read_text().splitlines():
+		name = line.split('#', 1)[0].strip()
+		if not name:
+			continue
+		path = patches / name
+		if not path.is_file():
+			raise TreeStateError(f'{series} lists {name}, which does not exist',
+					     'fix patches/series')
+		result.append(path)
+	return result
+
+
+def makefile_version(kdir: Path) -> Optional[str]:
+	"""The kernel version the top-level Makefile declares, if it is one."""
+	try:
+		text = (kdir / 'Makefile').read_text(errors='replace')
+	except OSError:
+		return None
+	fields = {}
+	for key in ('VERSION', 'PATCHLEVEL', 'SUBLEVEL', 'EXTRAVERSION'):
+		m = re.search(rf'^{key}\s*=[ \t]*(\S*)', text, re.MULTILINE)
+		if m is None:
+			return None
+		fields[key] = m.group(1)
+	return '{VERSION}.{PATCHLEVEL}.{SUBLEVEL}{EXTRAVERSION}'.format(**fields)
+
+
+def _git(kdir: Path, *args: str, mutates: bool = False,
+	 env: Optional[dict] = None, stdin: Optional[Path] = None) -> Command:
+	return Command(('git', *args), cwd=kdir, mutates=mutates, env=env or {},
+		       stdin=stdin)
+
+
+def _succeeds(runner: Runner, command: Command) -> bool:
+	return runner.run(command, Output.CAPTURE, check=False).returncode == 0
+
+
+def _parse_patch_ids(text: str) -> list[tuple[str, str]]:
+	"""(patch id, commit id) pairs from `git patch-id` output."""
+	return [tuple(line.split()[:2]) for line in text.splitlines() if line.strip()]
+
+
+def series_patch_ids(runner: Runner, kdir: Path, series: list[Path]) -> list[str]:
+	"""`git patch-id --stable` of each patch file, in series order."""
+	ids = []
+	for patch in series:
+		out = runner.run(_git(kdir, 'patch-id', '--stable', stdin=patch),
+				 Output.CAPTURE).output
+		found = _parse_patch_ids(out)
+		if len(found) != 1:
+			raise TreeStateError(f'{patch.name} is not exactly one patch ({len(found)} found)',
+					     'regenerate it with git format-patch')
+		ids.append(found[0][0])
+	return ids
+
+
+def commit_patch_ids(runner: Runner, kdir: Path) -> list[str]:
+	"""`git patch-id --stable` of each commit in baseline..HEAD, oldest first."""
+	log = runner.run(_git(kdir, 'log', '-p', '--reverse', '--format=commit %H',
+			      f'{BASELINE_TAG}..HEAD'), Output.CAPTURE).output
+	commits = re.findall(r'^commit ([0-9a-f]{40})$', log, re.MULTILINE)
+	if not commits:
+		return []
+	with tempfile.NamedTemporaryFile('w', suffix='.log') as f:
+		f.write(log)
+		f.flush()
+		out = runner.run(_git(kdir, 'patch-id', '--stable', stdin=Path(f.name)),
+				 Output.CAPTURE).output
+	by_commit = {commit: pid for pid, commit in _parse_patch_ids(out)}
+	# An empty commit has no patch id; it cannot match any patch of the series.
+	return [by_commit.get(c, f'empty:{c}') for c in commits]
+
+
+def assess(runner: Runner, request: TreeRequest) -> TreeAssessment:
+	"""Decides what KDIR holds; changes nothing."""
+	kdir = request.kdir
+	if not kdir.exists() or (kdir.is_dir() and not any(kdir.iterdir())):
+		return TreeAssessment(TreeState.MISSING, detail=f'{kdir} does not exist')
+	version = makefile_version(kdir)
+	if version != request.source.version:
+		return TreeAssessment(TreeState.WRONG_VERSION,
+				      detail=f'its Makefile says {version or "nothing"}, '
+					     f'not {request.source.version}')
+	if not (kdir / '.git').exists():
+		return TreeAssessment(TreeState.NO_BASELINE, detail='it is not a git tree')
+	if not _succeeds(runner, _git(kdir, 'rev-parse', '-q', '--verify',
+				      f'refs/tags/{BASELINE_TAG}')):
+		return TreeAssessment(TreeState.NO_BASELINE,
+				      detail=f'it has no tag `{BASELINE_TAG}`')
+	git_dir = Path(runner.run(_git(kdir, 'rev-parse', '--absolute-git-dir'),
+				  Output.CAPTURE).output.strip())
+	if (git_dir / 'rebase-apply').exists() or (git_dir / 'rebase-merge').exists():
+		return TreeAssessment(TreeState.DIRTY, detail='a git am or rebase is in progress')
+	status = runner.run(_git(kdir, 'status', '--porcelain'), Output.CAPTURE).output
+	if status.strip():
+		first = status.splitlines()[0].strip()
+		count = len(status.splitlines())
+		return TreeAssessment(TreeState.DIRTY,
+				      detail=f'it has {count} uncommitted change(s), e.g. {first}')
+	if not _succeeds(runner, _git(kdir, 'merge-base', '--is-ancestor',
+				      BASELINE_TAG, 'HEAD')):
+		return TreeAssessment(TreeState.DIVERGED,
+				      detail=f'HEAD does not descend from `{BASELINE_TAG}`')
+	have = commit_patch_ids(runner, kdir)
+	want = series_patch_ids(runner, kdir, read_series(request.patches))
+	if have == want:
+		return TreeAssessment(TreeState.UP_TO_DATE, applied=len(have))
+	if len(have) < len(want) and want[:len(have)] == have:
+		return TreeAssessment(TreeState.PREFIX, applied=len(have),
+				      detail=f'{len(have)} of {len(want)} patches applied')
+	if len(have) > len(want) and have[:len(want)] == want:
+		detail = f'{len(have) - len(want)} commit(s) beyond the {len(want)} of the series'
+	else:
+		first = next(i for i, (a, b) in enumerate(zip(have + [''] * len(want), want + [''] * len(have)))
+			     if a != b)
+		detail = f'commit {first + 1} on {BASELINE_TAG} is not patch {first + 1} of the series'
+	return TreeAssessment(TreeState.DIVERGED, applied=0, detail=detail)
+
+
+def prepare(runner: Runner, request: TreeRequest) -> TreeResult:
+	"""Brings KDIR to baseline + patches/series, refusing to discard work."""
+	series = read_series(request.patches)
+	before = assess(runner, request)
+	result = TreeResult(before=before, series_length=len(series))
+	state = before.state
+	runner.say(f'tree: {request.kdir}: {state.value}'
+		   + (f' ({before.detail})' if before.detail and state is not TreeState.MISSING else ''))
+	if state in RESET_STATES + REEXTRACT_STATES and not request.force:
+		raise TreeStateError(f'{request.kdir} has {state.value}: {before.detail}',
+				     'rerun with FORCE=1 (--force) to discard it, or use another KDIR')
+	start = before.applied
+	if state in (TreeState.MISSING,) + REEXTRACT_STATES:
+		extract(runner, request)
+		result.actions.append('extracted')
+		start = 0
+	elif state in RESET_STATES:
+		reset_to_baseline(runner, request.kdir)
+		result.actions.append('reset to baseline')
+		start = 0
+	result.applied = apply_series(runner, request.kdir, series, start)
+	if result.applied:
+		result.actions.append(f'applied {len(result.applied)} patch(es)')
+	return result
+
+
+def extract(runner: Runner, request: TreeRequest) -> None:
+	"""Extracts the tarball next to KDIR, commits it, then renames it into place."""
+	source, kdir = request.source, request.kdir
+	if not source.tarball.is_file():
+		raise EnvironmentProblem(f'{source.tarball} is missing',
+					 f'run `make deps` (apt-get install {source.package})')
+	kdir.parent.mkdir(parents=True, exist_ok=True)
+	if runner.dry_run:
+		runner.say(f'tree: would extract {source.tarball} into {kdir}')
+		return
+	tmp = Path(tempfile.mkdtemp(prefix=f'.{kdir.name}.extract-', dir=kdir.parent))
+	try:
+		runner.say(f'tree: extracting {source.tarball} (~1.4 GiB) ...')
+		runner.run(Command(('tar', '-xJf', str(source.tarball), '-C', str(tmp),
+				    f'--checkpoint={TAR_CHECKPOINT}',
+				    '--checkpoint-action=echo=%u')),
+			   Output.LINES, sink=_tar_progress(runner))
+		new = tmp / source.topdir
+		version = makefile_version(new)
+		if version != source.version:
+			raise EnvironmentProblem(f'{source.tarball} holds Linux {version}, '
+						 f'not {source.version}',
+						 f'reinstall {source.package} with `make deps`')
+		commit_baseline(runner, new, source)
+		_replace_dir(new, kdir)
+	finally:
+		shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _tar_progress(runner: Runner):
+	def sink(line: str) -> None:
+		m = re.match(r'tar: (\d+)$', line.strip())
+		if m:
+			mib = int(m.group(1)) * 10240 // (1 << 20)
+			runner.say(f'  extracted {mib} MiB')
+		else:
+			runner.say(line.rstrip())
+	return sink
+
+
+def _replace_dir(new: Path, kdir: Path) -> None:
+	"""Moves new to kdir; an old kdir is moved aside first, then deleted."""
+	old = None
+	if kdir.exists() or kdir.is_symlink():
+		old = Path(tempfile.mkdtemp(prefix=f'.{kdir.name}.old-', dir=kdir.parent))
+		os.rename(kdir, old / 'tree')
+	os.rename(new, kdir)
+	if old is not None:
+		shutil.rmtree(old, ignore_errors=True)
+
+
+def commit_baseline(runner: Runner, kdir: Path, source: KernelSource) -> None:
+	"""git init, add everything, commit with a fixed identity, tag baseline."""
+	runner.say('tree: committing the baseline (git add of ~90k files takes a while) ...')
+	runner.run(_git(kdir, 'init', '-q', '-b', 'master', mutates=True))
+	# The Debian tarball's .gitignore ends with `/*`; -f adds everything.
+	runner.run(_git(kdir, 'add', '-f', '-A', mutates=True))
+	message = BASELINE_MESSAGE.format(version=source.version, package=source.package)
+	runner.run(_git(kdir, '-c', 'commit.gpgsign=false', 'commit', '-q',
+			'--no-verify', '-m', message.strip(), mutates=True,
+			env=BASELINE_IDENTITY))
+	runner.run(_git(kdir, 'tag', BASELINE_TAG, mutates=True))
+
+
+def reset_to_baseline(runner: Runner, kdir: Path) -> None:
+	"""Discards everything on top of baseline (the --force path)."""
+	runner.run(_git(kdir, 'am', '--abort', mutates=True), Output.CAPTURE, check=False)
+	runner.run(_git(kdir, 'rebase', '--abort', mutates=True), Output.CAPTURE, check=False)
+	runner.run(_git(kdir, 'reset', '-q', '--hard', BASELINE_TAG, mutates=True))
+	runner.run(_git(kdir, 'clean', '-q', '-f', '-d', '-x', mutates=True))
+
+
+def _ensure_identity(runner: Runner, kdir: Path) -> None:
+	for key, value in zip(('user.name', 'user.email'), FALLBACK_USER):
+		if not _succeeds(runner, _git(kdir, 'config', key)):
+			runner.run(_git(kdir, 'config', '--local', key, value, mutates=True))
+
+
+def apply_series(runner: Runner, kdir: Path, series: list[Path], start: int) -> list[str]:
+	"""git am series[start:] one by one; on failure restore the tree and raise."""
+	todo = series[start:]
+	if not todo:
+		runner.say(f'tree: all {len(series)} patch(es) of the series applied; nothing to do')
+		return []
+	if runner.dry_run and not kdir.exists():
+		for index, patch in enumerate(todo, start + 1):
+			runner.say(f'tree: [{index}/{len(series)}] would apply {patch.name}')
+		return []
+	_ensure_identity(runner, kdir)
+	orig = None
+	if not runner.dry_run:
+		orig = runner.run(_git(kdir, 'rev-parse', 'HEAD'), Output.CAPTURE).output.strip()
+	applied = []
+	for index, patch in enumerate(todo, start + 1):
+		runner.say(f'tree: [{index}/{len(series)}] applying {patch.name}')
+		try:
+			runner.run(_git(kdir, 'am', '--quiet', str(patch.resolve()), mutates=True),
+				   Output.CAPTURE)
+		except CommandFailed as e:
+			runner.run(_git(kdir, 'am', '--abort', mutates=True), Output.CAPTURE,
+				   check=False)
+			runner.run(_git(kdir, 'reset', '-q', '--hard', orig, mutates=True))
+			reason = _am_reason(e.output)
+			raise TreeStateError(f'patch {patch.name} does not apply: {reason}; '
+					     f'{kdir} was reset to where it was',
+					     'fix the patch or its order in patches/series') from e
+		applied.append(patch.name)
+	return applied
+
+
+def _am_reason(output: str) -> str:
+	for line in output.splitlines():
+		if line.startswith(('error:', 'fatal:')) or 'patch failed' in line:
+			return line.strip()
+	lines = [line for line in output.splitlines() if line.strip()]
+	return lines[0].strip() if lines else 'git am failed'
