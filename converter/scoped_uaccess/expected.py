@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Which KUnit suites and cases must report, and which skips are allowed."""
+
+import enum
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .ktap import Run, Status
+
+
+@dataclass(frozen=True)
+class ExpectedSuite:
+	"""A suite whose every KUNIT_CASE*() in source must report in KTAP."""
+	name: str
+	source: str		# relative to KDIR
+	min_cases: int
+
+
+EXPECTED_SUITES = (
+	ExpectedSuite(name='scoped_uaccess', source='lib/scoped_uaccess_kunit.c', min_cases=20),
+	ExpectedSuite(name='usercopy', source='lib/usercopy_kunit.c', min_cases=4),
+)
+
+# 'suite.case' -> why skipping it is acceptable. Every entry needs a reason.
+SKIP_ALLOWLIST: dict[str, str] = {}
+
+_CASE = re.compile(r'\bKUNIT_CASE(?:_[A-Z_]+)?\s*\(\s*([A-Za-z_]\w*)')
+_COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.DOTALL)
+_IF0 = re.compile(r'^\s*#\s*if\s+0\b.*?^\s*#\s*endif\b', re.DOTALL | re.MULTILINE)
+
+
+class FindingKind(enum.Enum):
+	"""Why a KUnit run does not pass."""
+	FAILED = 'failed'
+	SKIPPED = 'skipped'
+	INCOMPLETE = 'incomplete'
+	MISSING_CASE = 'declared but did not report'
+	MISSING_SUITE = 'suite did not report'
+	MISSING_SOURCE = 'suite source missing'
+	TOO_FEW_CASES = 'fewer cases than required'
+	BAD_KTAP = 'KTAP incomplete'
+
+
+@dataclass(frozen=True)
+class Finding:
+	kind: FindingKind
+	test: str
+	detail: str = ''
+
+	def __str__(self) -> str:
+		return f'{self.test}: {self.kind.value}' + (f' ({self.detail})' if self.detail else '')
+
+
+def declared_cases(source: str) -> list[str]:
+	"""The case functions named in KUNIT_CASE*() in C source, in order."""
+	code = _IF0.sub('', _COMMENT.sub(' ', source))
+	return _CASE.findall(code)
+
+
+def check(run: Run, kdir: Path, suites: Sequence[ExpectedSuite],
+	  allow_skips: dict[str, str] = SKIP_ALLOWLIST) -> list[Finding]:
+	"""Everything that makes this run a failure; empty means it passed."""
+	findings = [Finding(FindingKind.BAD_KTAP, 'ktap', e) for e in run.errors]
+	for path, test in run.root.walk():
+		name = '.'.join(path)
+		if test.status is Status.FAIL:
+			findings.append(Finding(FindingKind.FAILED, name, _first_diagnostic(test.log)))
+		elif test.status is Status.INCOMPLETE:
+			findings.append(Finding(FindingKind.INCOMPLETE, name))
+		elif test.status is Status.SKIP and not _allowed(path, allow_skips):
+			findings.append(Finding(FindingKind.SKIPPED, name, test.reason))
+	for suite in suites:
+		findings += _check_suite(run, kdir, suite)
+	return findings
+
+
+def _allowed(path: Iterable[str], allow_skips: dict[str, str]) -> bool:
+	parts = list(path)
+	return any('.'.join(parts[:n]) in allow_skips for n in range(1, len(parts) + 1))
+
+
+def _first_diagnostic(log: list[str]) -> str:
+	for line in log:
+		if 'EXPECTATION FAILED' in line or 'ASSERTION FAILED' in line or 'failed' in line:
+			return line.lstrip('# ').strip()
+	return ''
+
+
+def _check_suite(run: Run, kdir: Path, suite: ExpectedSuite) -> list[Finding]:
+	path = kdir / suite.source
+	if not path.is_file():
+		return [Finding(FindingKind.MISSING_SOURCE, suite.name, f'{suite.source} not in {kdir}')]
+	cases = declared_cases(path.read_text(errors='replace'))
+	findings = []
+	if len(cases) < suite.min_cases:
+		findings.append(Finding(FindingKind.TOO_FEW_CASES, suite.name,
+					f'{suite.source} declares {len(cases)}, needs {suite.min_cases}'))
+	reported = run.root.child(suite.name)
+	if reported is None:
+		return findings + [Finding(FindingKind.MISSING_SUITE, suite.name)]
+	for case in cases:
+		if reported.child(case) is None:
+			findings.append(Finding(FindingKind.MISSING_CASE, f'{suite.name}.{case}',
+						suite.source))
+	return findings
