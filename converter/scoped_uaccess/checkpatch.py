@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Runs the tree's scripts/checkpatch.pl --strict over patches/series."""
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .command import Command, Output, Runner
+from .errors import EnvironmentProblem, UsageError
+from .tree import read_series
+
+CHECKPATCH = Path('scripts/checkpatch.pl')
+# Not --terse: it prints nothing at all, not even totals, for a clean patch.
+OPTIONS = ('--strict', '--show-types', '--no-color')
+COVER_LETTER = '0000-cover-letter.patch'
+_TOTAL = re.compile(r'total: (\d+) errors, (\d+) warnings, (?:(\d+) checks, )?')
+_ISSUE = re.compile(r'^(?P<level>ERROR|WARNING|CHECK):(?P<rest>.*)$')
+_WHERE = re.compile(r"^#\d+: FILE: (?P<where>\S+?):?$")
+
+
+@dataclass
+class PatchResult:
+	patch: str
+	errors: int = 0
+	warnings: int = 0
+	checks: int = 0
+	issues: list[str] = field(default_factory=list)
+	output: str = ''
+
+	@property
+	def clean(self) -> bool:
+		return self.errors == self.warnings == self.checks == 0
+
+
+def parse_output(patch: str, output: str) -> PatchResult:
+	"""Counts, and one line per issue (with where it is), from checkpatch output."""
+	result = PatchResult(patch, output=output)
+	total = _TOTAL.search(output)
+	issues = []
+	lines = output.splitlines()
+	for i, line in enumerate(lines):
+		if _ISSUE.match(line):
+			where = _WHERE.match(lines[i + 1]) if i + 1 < len(lines) else None
+			issues.append((f'{where.group("where")}: ' if where else '') + line.strip())
+	result.issues = issues
+	if total:
+		result.errors, result.warnings = int(total.group(1)), int(total.group(2))
+		result.checks = int(total.group(3) or 0)
+	else:
+		# No totals line means checkpatch itself failed; count what it said.
+		result.errors = max(1, sum('ERROR:' in i for i in issues))
+		result.issues = issues or [f'{patch}: checkpatch printed no totals']
+	return result
+
+
+def run_checkpatch(runner: Runner, kdir: Path, patches: Path) -> list[PatchResult]:
+	"""checkpatch.pl --strict on every patch in the series (cover letter skipped)."""
+	if not (kdir / CHECKPATCH).is_file():
+		raise EnvironmentProblem(f'{kdir / CHECKPATCH} is missing', 'create the tree with `make tree`')
+	series = [p for p in read_series(patches) if p.name != COVER_LETTER]
+	if not series:
+		raise UsageError(f'{patches}/series lists no patches', 'add the series to patches/')
+	results = []
+	for patch in series:
+		run = runner.run(Command(('perl', str(CHECKPATCH), *OPTIONS, str(patch.resolve())),
+					 cwd=kdir, mutates=False), Output.CAPTURE, check=False)
+		result = parse_output(patch.name, run.output + run.stderr)
+		verdict = 'clean' if result.clean else \
+			f'{result.errors} errors, {result.warnings} warnings, {result.checks} checks'
+		runner.say(f'checkpatch: {patch.name}: {verdict}')
+		for issue in result.issues:
+			runner.say(f'  {issue}')
+		results.append(result)
+	return results
