@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+# Thin wrapper: every target calls the CLI, converter/scoped-uaccess.
+#
+#   make                  deps, tree, kunit (gcc); results in build/results/
+#   make test             every gate, with a summary table
+#   make kunit CC=clang-14
+#   make tree FORCE=1     discard a dirty or diverged tree in KDIR
+#
+# Variables: KDIR (default build/linux), CC (gcc, clang-14, clang-19),
+# ACCEL (auto, kvm, tcg), FORCE=1, DRY_RUN=1.
+
+PYTHON := /usr/bin/python3
+CLI := $(PYTHON) converter/scoped-uaccess
+KDIR ?= build/linux
+# make's built-in default CC is `cc`; ours is gcc.
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+ACCEL ?= auto
+truthy = $(filter 1 y yes true,$(1))
+GLOBAL := $(if $(call truthy,$(DRY_RUN)),--dry-run)
+FORCE_OPT := $(if $(call truthy,$(FORCE)),--force)
+
+# The steps share one kernel tree and build directories: never in parallel.
+.NOTPARALLEL:
+.PHONY: all deps tree kunit negative sparse checkpatch unittest test help
+
+all: deps tree kunit
+	@echo "Results: build/results/kunit-$(CC).log (console) and kunit-$(CC).json (parsed)"
+
+deps:
+	$(CLI) $(GLOBAL) deps
+
+tree:
+	$(CLI) $(GLOBAL) tree --kdir $(KDIR) $(FORCE_OPT)
+
+kunit:
+	$(CLI) $(GLOBAL) kunit --kdir $(KDIR) --cc $(CC) --accel $(ACCEL)
+
+negative:
+	$(CLI) $(GLOBAL) negative
+
+sparse:
+	$(CLI) $(GLOBAL) sparse --kdir $(KDIR)
+
+checkpatch:
+	$(CLI) $(GLOBAL) checkpatch --kdir $(KDIR)
+
+unittest:
+	$(CLI) $(GLOBAL) unittest
+
+test:
+	$(CLI) $(GLOBAL) test --kdir $(KDIR) --accel $(ACCEL) $(FORCE_OPT)
+
+help:
+	@$(CLI) --help

@@ -1,0 +1,207 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Command line: turns requests into library calls and results into exit status."""
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from . import checkpatch, deps, expected, gates, kunit_run, negative, paths, sparse, tree
+from .command import Command, Runner
+from .errors import ScopedUaccessError
+from .gates import Gate, Outcome
+from .toolchains import TOOLCHAINS, toolchain
+
+PROG = 'scoped-uaccess'
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+TEST_COMPILERS = ('gcc', 'clang-14', 'clang-19')
+
+
+def _rel(path: Path) -> str:
+	try:
+		return str(path.resolve().relative_to(Path.cwd()))
+	except ValueError:
+		return str(path)
+
+
+def cmd_deps(args: argparse.Namespace, runner: Runner) -> Outcome:
+	result = deps.ensure(runner)
+	if result.installed:
+		return Outcome(EXIT_OK, f'installed {" ".join(result.installed)}')
+	return Outcome(EXIT_OK, f'{len(deps.REQUIRED_PACKAGES)} packages present')
+
+
+def cmd_tree(args: argparse.Namespace, runner: Runner) -> Outcome:
+	result = tree.prepare(runner, tree.TreeRequest(kdir=args.kdir, patches=args.patches,
+						       force=args.force))
+	done = ', '.join(result.actions) or 'unchanged'
+	summary = (f'{_rel(args.kdir)}: baseline + {result.series_length} patch(es) '
+		   f'of patches/series ({done})')
+	runner.say(f'tree: {summary}')
+	return Outcome(EXIT_OK, summary)
+
+
+def cmd_kunit(args: argparse.Namespace, runner: Runner) -> Outcome:
+	suites = expected.EXPECTED_SUITES
+	if args.suite:
+		suites = tuple(s for s in suites if s.name in args.suite)
+	request = kunit_run.KunitRequest(kdir=args.kdir, toolchain=toolchain(args.cc),
+					 kunitconfig=args.kunitconfig, suites=suites,
+					 accel=kunit_run.AccelChoice(args.accel))
+	result = kunit_run.run_kunit(runner, request)
+	tag = f'kunit[{result.cc}]'
+	for summary in result.summaries:
+		runner.say(f'{tag}: {summary}')
+	for finding in result.findings[:25]:
+		runner.say(f'{tag}: FAIL {finding}')
+	if len(result.findings) > 25:
+		runner.say(f'{tag}: ... {len(result.findings) - 25} more in {_rel(result.json)}')
+	runner.say(f'{tag}: accelerator {result.accelerator.value} ({result.accelerator_note}); '
+		   f'build+boot {gates.format_seconds(result.wall_seconds)} '
+		   f'(build {gates.format_seconds(result.build_seconds)}, '
+		   f'boot {gates.format_seconds(result.boot_seconds)})')
+	if result.log and result.log.exists():
+		runner.say(f'{tag}: results: {_rel(result.log)}, {_rel(result.json)}')
+	counts = '; '.join(str(s) for s in result.summaries)
+	if result.status is kunit_run.KunitStatus.PASSED:
+		return Outcome(EXIT_OK, f'{counts}; {result.accelerator.value}, '
+				f'{gates.format_seconds(result.wall_seconds)}')
+	return Outcome(EXIT_FINDINGS, f'{result.status.value}: {result.message}')
+
+
+def cmd_negative(args: argparse.Namespace, runner: Runner) -> Outcome:
+	build_dir = paths.kunit_build_dir('gcc')
+	result = negative.run_negative(runner, build_dir, reference=args.reference)
+	paths.RESULTS.mkdir(parents=True, exist_ok=True)
+	(paths.RESULTS / 'negative.txt').write_text(negative.report(result))
+	failed = [c.case.path.name for c in result.cases if c.status is negative.CaseStatus.FAIL]
+	summary = f'{len(result.cases) - len(failed)} of {len(result.cases)} files as expected'
+	runner.say(f'negative: {summary} (details: {_rel(paths.RESULTS / "negative.txt")})')
+	if failed:
+		return Outcome(EXIT_FINDINGS, f'{summary}; wrong: {", ".join(failed)}')
+	return Outcome(EXIT_OK, summary)
+
+
+def cmd_sparse(args: argparse.Namespace, runner: Runner) -> Outcome:
+	result = sparse.run_sparse(runner, args.kdir, jobs=os.cpu_count() or 1)
+	report = paths.RESULTS / 'sparse.txt'
+	report.write_text(sparse.report(result))
+	for w in result.new:
+		runner.say(f'sparse: NEW {w}')
+	for w in result.uaccess:
+		runner.say(f'sparse: UACCESS {w}')
+	summary = (f'{len(result.files)} files; {len(result.new)} new warning(s), '
+		   f'{len(result.uaccess)} objtool UACCESS warning(s)')
+	runner.say(f'sparse: {summary} (details: {_rel(report)})')
+	return Outcome(EXIT_OK if result.passed else EXIT_FINDINGS, summary)
+
+
+def cmd_checkpatch(args: argparse.Namespace, runner: Runner) -> Outcome:
+	results = checkpatch.run_checkpatch(runner, args.kdir, args.patches)
+	paths.RESULTS.mkdir(parents=True, exist_ok=True)
+	(paths.RESULTS / 'checkpatch.txt').write_text(
+		''.join(f'=== {r.patch}\n{r.output}\n' for r in results))
+	dirty = [r for r in results if not r.clean]
+	summary = f'{len(results) - len(dirty)} of {len(results)} patches clean'
+	if dirty:
+		return Outcome(EXIT_FINDINGS, f'{summary}; not clean: {", ".join(r.patch.split("-")[0] for r in dirty)} '
+				 f'(see {_rel(paths.RESULTS / "checkpatch.txt")})')
+	return Outcome(EXIT_OK, summary)
+
+
+def cmd_unittest(args: argparse.Namespace, runner: Runner) -> Outcome:
+	run = runner.run(Command((sys.executable, str(paths.UNIT_TESTS / 'run.py')),
+				 mutates=False), check=False)
+	if run.returncode != 0:
+		return Outcome(EXIT_FINDINGS, 'unit tests failed (see above)')
+	return Outcome(EXIT_OK, 'unit tests passed')
+
+
+def cmd_test(args: argparse.Namespace, runner: Runner) -> Outcome:
+	def with_args(fn: Callable[[argparse.Namespace, Runner], Outcome], **extra) -> Callable[[], Outcome]:
+		ns = argparse.Namespace(**{**vars(args), **extra})
+		return lambda: fn(ns, runner)
+	kunit_gates = [Gate(f'kunit-{cc}', f'KUnit in QEMU failed under {cc}',
+			    with_args(cmd_kunit, cc=cc, suite=None), needs=('tree',))
+		       for cc in TEST_COMPILERS]
+	pipeline = [
+		Gate('deps', 'required Debian packages missing', with_args(cmd_deps)),
+		Gate('unittest', 'converter Python unit tests failed', with_args(cmd_unittest)),
+		Gate('tree', 'kernel tree could not be prepared', with_args(cmd_tree),
+		     needs=('deps',)),
+		*kunit_gates,
+		Gate('negative', 'negative compile tests did not behave',
+		     with_args(cmd_negative, reference=negative.REFERENCE_OBJECT), needs=('tree',)),
+		Gate('sparse', 'new sparse/objtool warnings', with_args(cmd_sparse), needs=('tree',)),
+		Gate('checkpatch', 'checkpatch --strict is not clean', with_args(cmd_checkpatch),
+		     needs=('tree',)),
+	]
+	run = gates.run_gates(pipeline, runner.say)
+	table = gates.summary_table(run)
+	paths.RESULTS.mkdir(parents=True, exist_ok=True)
+	(paths.RESULTS / 'test-summary.txt').write_text(table + '\n')
+	print(table, flush=True)
+	failed = [r.gate.name for r in run.results if r.status is not gates.GateStatus.PASS]
+	return Outcome(run.exit_status, f'gates not passed: {", ".join(failed)}' if failed else '')
+
+
+def build_parser() -> argparse.ArgumentParser:
+	parser = argparse.ArgumentParser(prog=PROG, description='Build, boot and check the '
+					 'scoped user access kernel series.')
+	parser.add_argument('--dry-run', action='store_true',
+			    help='print the commands that change things instead of running them')
+	sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
+
+	def add(name: str, fn: Callable, help: str, kdir: bool = True) -> argparse.ArgumentParser:
+		p = sub.add_parser(name, help=help, description=help)
+		p.set_defaults(fn=fn)
+		if kdir:
+			p.add_argument('--kdir', type=Path, default=paths.DEFAULT_KDIR,
+				       help='kernel tree (default: build/linux)')
+			p.add_argument('--patches', type=Path, default=paths.PATCHES,
+				       help='directory with `series` and the patches (default: patches/)')
+		return p
+
+	add('deps', cmd_deps, 'install the Debian packages the pipeline needs', kdir=False)
+	p = add('tree', cmd_tree, 'extract the kernel, commit baseline, apply patches/series')
+	p.add_argument('--force', action='store_true',
+		       help='discard a tree that is dirty, diverged or of another version')
+	p = add('kunit', cmd_kunit, 'build the KUnit kernel, boot it in QEMU, check KTAP')
+	p.add_argument('--cc', default='gcc', choices=sorted(TOOLCHAINS), help='compiler')
+	p.add_argument('--accel', default='auto', choices=[c.value for c in kunit_run.AccelChoice],
+		       help='QEMU accelerator (auto: KVM when usable, else TCG)')
+	p.add_argument('--kunitconfig', type=Path, default=paths.KUNITCONFIG,
+		       help='KUnit config fragment (default: testcases/kunit/scoped_uaccess.kunitconfig)')
+	p.add_argument('--suite', action='append',
+		       choices=[s.name for s in expected.EXPECTED_SUITES],
+		       help='check only this expected suite (repeatable; default: all)')
+	p = add('negative', cmd_negative, 'compile testcases/negative/*.c with kbuild flags', kdir=False)
+	p.add_argument('--reference', default=negative.REFERENCE_OBJECT,
+		       help='object whose kbuild command line is borrowed')
+	add('sparse', cmd_sparse, 'sparse/objtool warnings of the series against baseline')
+	add('checkpatch', cmd_checkpatch, 'checkpatch.pl --strict on patches/series')
+	add('unittest', cmd_unittest, "the converter's own Python unit tests", kdir=False)
+	p = add('test', cmd_test, 'every gate: deps unittest tree kunit(x3) negative sparse checkpatch')
+	p.add_argument('--force', action='store_true', help='as for `tree`')
+	p.add_argument('--accel', default='auto', choices=[c.value for c in kunit_run.AccelChoice],
+		       help='as for `kunit`')
+	p.set_defaults(kunitconfig=paths.KUNITCONFIG)
+	return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+	parser = build_parser()
+	args = parser.parse_args(argv)
+	runner = Runner(dry_run=args.dry_run)
+	try:
+		outcome = args.fn(args, runner)
+	except ScopedUaccessError as e:
+		print(f'{PROG}: error: {e.one_line()}', file=sys.stderr, flush=True)
+		return EXIT_USAGE
+	except KeyboardInterrupt:
+		print(f'{PROG}: interrupted', file=sys.stderr)
+		return EXIT_USAGE
+	if outcome.exit_status != EXIT_OK:
+		print(f'{PROG}: {args.command} failed: {outcome.summary}', file=sys.stderr, flush=True)
+	return outcome.exit_status
