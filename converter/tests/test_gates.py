@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make test: gate ordering, statuses and the summary table."""
+
+import unittest
+
+import support  # noqa: F401  (puts the package on sys.path)
+from scoped_uaccess import gates
+from scoped_uaccess.errors import EnvironmentProblem
+from scoped_uaccess.gates import Gate, GateStatus, Outcome
+
+
+def raise_env() -> Outcome:
+	raise EnvironmentProblem('no compiler', 'run make deps')
+
+
+class GatesTest(unittest.TestCase):
+	def run_gates(self, pipeline: list[Gate]) -> gates.TestRun:
+		return gates.run_gates(pipeline, lambda message: None)
+
+	def test_statuses(self) -> None:
+		run = self.run_gates([
+			Gate('deps', 'deps missing', lambda: Outcome(0, 'ok')),
+			Gate('tree', 'tree broken', raise_env, needs=('deps',)),
+			Gate('kunit', 'kunit failed', lambda: Outcome(0), needs=('tree',)),
+			Gate('checkpatch', 'checkpatch dirty', lambda: Outcome(1, '1 of 2 clean')),
+		])
+		self.assertEqual([GateStatus.PASS, GateStatus.ERROR, GateStatus.NOT_RUN, GateStatus.FAIL],
+				 [r.status for r in run.results])
+		self.assertEqual('no compiler; run make deps', run.results[1].detail)
+		self.assertEqual(1, run.exit_status)
+		table = gates.summary_table(run)
+		self.assertIn('checkpatch dirty: 1 of 2 clean', table)
+		self.assertIn('needs tree', table)
+		self.assertTrue(table.splitlines()[-1].startswith('make test: FAIL (tree, kunit, checkpatch)'))
+
+	def test_all_pass(self) -> None:
+		run = self.run_gates([Gate('a', 'x', lambda: Outcome(0))])
+		self.assertEqual(0, run.exit_status)
+		self.assertIn('make test: PASS, 1/1 gates passed', gates.summary_table(run))
+
+	def test_error_only_is_exit_2(self) -> None:
+		self.assertEqual(2, self.run_gates([Gate('a', 'x', raise_env)]).exit_status)
+
+	def test_format_seconds(self) -> None:
+		self.assertEqual(('5s', '3m09s'), (gates.format_seconds(5.2), gates.format_seconds(189)))
+
+
+if __name__ == '__main__':
+	unittest.main()
