@@ -149,7 +149,7 @@ def ensure_worktree(runner: Runner, kdir: Path) -> Path:
 		raise TreeStateError(f'{wt} exists but is not a worktree of {kdir}',
 				     f'remove {wt}; it is recreated on the next run')
 	runner.run(Command(('git', 'checkout', '-q', '--detach', BASELINE_TAG), cwd=wt))
-	dirty = runner.run(Command(('git', 'status', '--porcelain'), cwd=wt, mutates=False),
+	dirty = runner.run(Command(('git', '--no-optional-locks', 'status', '--porcelain'), cwd=wt, mutates=False),
 			   Output.CAPTURE).output
 	if dirty.strip():
 		raise TreeStateError(f'the baseline worktree {wt} has local changes',

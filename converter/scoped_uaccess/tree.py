@@ -182,7 +182,7 @@ def assess(runner: Runner, request: TreeRequest) -> TreeAssessment:
 				  Output.CAPTURE).output.strip())
 	if (git_dir / 'rebase-apply').exists() or (git_dir / 'rebase-merge').exists():
 		return TreeAssessment(TreeState.DIRTY, detail='a git am or rebase is in progress')
-	status = runner.run(_git(kdir, 'status', '--porcelain'), Output.CAPTURE).output
+	status = runner.run(_git(kdir, '--no-optional-locks', 'status', '--porcelain'), Output.CAPTURE).output
 	if status.strip():
 		first = status.splitlines()[0].strip()
 		count = len(status.splitlines())
