@@ -192,20 +192,62 @@ def assess(runner: Runner, request: TreeRequest) -> TreeAssessment:
 				      BASELINE_TAG, 'HEAD')):
 		return TreeAssessment(TreeState.DIVERGED,
 				      detail=f'HEAD does not descend from `{BASELINE_TAG}`')
-	have = commit_patch_ids(runner, kdir)
-	want = series_patch_ids(runner, kdir, read_series(request.patches))
-	if have == want:
-		return TreeAssessment(TreeState.UP_TO_DATE, applied=len(have))
-	if len(have) < len(want) and want[:len(have)] == have:
-		return TreeAssessment(TreeState.PREFIX, applied=len(have),
-				      detail=f'{len(have)} of {len(want)} patches applied')
-	if len(have) > len(want) and have[:len(want)] == want:
-		detail = f'{len(have) - len(want)} commit(s) beyond the {len(want)} of the series'
+	series = read_series(request.patches)
+	matched, commits = matching_prefix(runner, kdir, series)
+	if matched == commits == len(series):
+		return TreeAssessment(TreeState.UP_TO_DATE, applied=matched)
+	if matched == commits:
+		return TreeAssessment(TreeState.PREFIX, applied=matched,
+				      detail=f'{matched} of {len(series)} patches applied')
+	if matched == len(series):
+		detail = f'{commits - matched} commit(s) beyond the {matched} of the series'
 	else:
-		first = next(i for i, (a, b) in enumerate(zip(have + [''] * len(want), want + [''] * len(have)))
-			     if a != b)
-		detail = f'commit {first + 1} on {BASELINE_TAG} is not patch {first + 1} of the series'
+		detail = f'commit {matched + 1} on {BASELINE_TAG} is not patch {matched + 1} of the series'
 	return TreeAssessment(TreeState.DIVERGED, applied=0, detail=detail)
+
+
+def matching_prefix(runner: Runner, kdir: Path, series: list[Path]) -> tuple[int, int]:
+	"""How many commits of baseline..HEAD are the first patches of the
+	series, and how many commits there are.
+
+	Commit i is patch i when their `git patch-id --stable` agree. Patch
+	files made with other diff options (more context, --function-context)
+	have other patch ids for the same change, so a commit whose id differs
+	still matches if its tree is baseline with patches 1..i applied.
+	"""
+	have = commit_patch_ids(runner, kdir)
+	if not have:
+		return 0, 0
+	want = series_patch_ids(runner, kdir, series[:len(have)])
+	matched = next((i for i, (a, b) in enumerate(zip(have, want)) if a != b), len(want))
+	if matched == len(want):
+		return matched, len(have)
+	commit_trees = runner.run(_git(kdir, 'log', '--reverse', '--format=%T',
+				       f'{BASELINE_TAG}..HEAD'), Output.CAPTURE).output.split()
+	series_trees = applied_trees(runner, kdir, series[:len(have)])
+	matched = next((i for i, (a, b) in enumerate(zip(commit_trees, series_trees)) if a != b),
+		       len(series_trees))
+	return matched, len(have)
+
+
+def applied_trees(runner: Runner, kdir: Path, series: list[Path]) -> list[str]:
+	"""Tree ids of baseline + patches 1..i for each i, built in a scratch
+	index so neither the tree's index nor its files are touched; stops at
+	the first patch that does not apply."""
+	trees = []
+	with tempfile.TemporaryDirectory() as tmp:
+		env = {'GIT_INDEX_FILE': str(Path(tmp) / 'index')}
+		runner.run(Command(('git', 'read-tree', BASELINE_TAG), cwd=kdir, env=env, mutates=False),
+			   Output.CAPTURE)
+		for patch in series:
+			applied = runner.run(Command(('git', 'apply', '--cached', str(patch.resolve())),
+						     cwd=kdir, env=env, mutates=False),
+					     Output.CAPTURE, check=False)
+			if applied.returncode != 0:
+				break
+			trees.append(runner.run(Command(('git', 'write-tree'), cwd=kdir, env=env,
+							mutates=False), Output.CAPTURE).output.strip())
+	return trees
 
 
 def prepare(runner: Runner, request: TreeRequest) -> TreeResult:

@@ -31,6 +31,7 @@ def make_tarball(where: Path, sublevel: int = 118) -> Path:
 	(top / '.gitignore').write_text('*.o\n/*\n')	# as Debian's: ignores everything
 	(top / 'lib' / 'a.c').write_text('int a;\n')
 	(top / 'lib' / 'b.c').write_text('int b;\n')
+	(top / 'lib' / 'c.c').write_text(''.join(f'int c{i};\n' for i in range(30)))
 	tarball = where / f'linux-source-6.12-{sublevel}.tar.xz'
 	subprocess.run(('tar', '-cJf', str(tarball), '-C', str(where / 'src'), 'linux-source-6.12'),
 		       check=True)
@@ -58,6 +59,13 @@ class TreeTest(unittest.TestCase):
 		git(scratch, 'format-patch', '-q', '-o', str(cls.patches), 'baseline..HEAD')
 		names = sorted(p.name for p in cls.patches.glob('*.patch'))
 		(cls.patches / 'series').write_text('# the series\n' + '\n'.join(names) + '\n')
+		# The same kind of series made with more context: other patch ids.
+		(scratch / 'lib' / 'c.c').write_text(''.join(f'int c{i};\n' for i in range(30) if i != 15))
+		git(scratch, 'commit', '-qam', 'lib: Drop c15')
+		cls.wide = root / 'wide'
+		git(scratch, 'format-patch', '-q', '-U10', '-o', str(cls.wide), 'baseline..HEAD')
+		names = sorted(p.name for p in cls.wide.glob('*.patch'))
+		(cls.wide / 'series').write_text('\n'.join(names) + '\n')
 		shutil.rmtree(scratch)
 
 	@classmethod
@@ -110,6 +118,12 @@ class TreeTest(unittest.TestCase):
 		self.assertIs(TreeState.UP_TO_DATE, result.before.state)
 		self.assertEqual([], result.actions)
 		self.assertEqual(head, self.head())
+
+	def test_patches_with_more_context_still_match(self) -> None:
+		self.prepare(patches=self.wide)
+		result = self.prepare(patches=self.wide)
+		self.assertIs(TreeState.UP_TO_DATE, result.before.state)
+		self.assertEqual(3, result.before.applied)
 
 	def test_prefix_gets_the_rest(self) -> None:
 		self.prepare()
