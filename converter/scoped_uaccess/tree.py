@@ -71,7 +71,7 @@ class TreeRequest:
 @dataclass
 class TreeAssessment:
 	state: TreeState
-	applied: int = 0	# series patches already committed on baseline
+	applied: int = 0	# leading commits on baseline that are series patches
 	detail: str = ''
 
 
@@ -203,7 +203,8 @@ def assess(runner: Runner, request: TreeRequest) -> TreeAssessment:
 		detail = f'{commits - matched} commit(s) beyond the {matched} of the series'
 	else:
 		detail = f'commit {matched + 1} on {BASELINE_TAG} is not patch {matched + 1} of the series'
-	return TreeAssessment(TreeState.DIVERGED, applied=0, detail=detail)
+	# applied: the commits that are still good, kept by --force.
+	return TreeAssessment(TreeState.DIVERGED, applied=matched, detail=detail)
 
 
 def matching_prefix(runner: Runner, kdir: Path, series: list[Path]) -> tuple[int, int]:
@@ -267,9 +268,8 @@ def prepare(runner: Runner, request: TreeRequest) -> TreeResult:
 		result.actions.append('extracted')
 		start = 0
 	elif state in RESET_STATES:
-		reset_to_baseline(runner, request.kdir)
-		result.actions.append('reset to baseline')
-		start = 0
+		start = discard(runner, request, before)
+		result.actions.append(f'reset to baseline + {start} patch(es)')
 	result.applied = apply_series(runner, request.kdir, series, start)
 	if result.applied:
 		result.actions.append(f'applied {len(result.applied)} patch(es)')
@@ -340,12 +340,33 @@ def commit_baseline(runner: Runner, kdir: Path, source: KernelSource) -> None:
 	runner.run(_git(kdir, 'tag', BASELINE_TAG, mutates=True))
 
 
-def reset_to_baseline(runner: Runner, kdir: Path) -> None:
-	"""Discards everything on top of baseline (the --force path)."""
+def discard(runner: Runner, request: TreeRequest, before: TreeAssessment) -> int:
+	"""The --force path for a dirty or diverged tree: drops local changes
+	and every commit after the leading ones that are series patches.
+
+	The result, once the rest is applied, is baseline + the series, as
+	if reset to baseline; but files the kept patches change are not
+	rewritten, so the kernel builds stay incremental. Returns how many
+	patches are kept.
+	"""
+	kdir = request.kdir
 	runner.run(_git(kdir, 'am', '--abort', mutates=True), Output.CAPTURE, check=False)
 	runner.run(_git(kdir, 'rebase', '--abort', mutates=True), Output.CAPTURE, check=False)
-	runner.run(_git(kdir, 'reset', '-q', '--hard', BASELINE_TAG, mutates=True))
+	runner.run(_git(kdir, 'reset', '-q', '--hard', 'HEAD', mutates=True))
+	# Debian's .gitignore ignores everything, so -x: untracked is ignored.
 	runner.run(_git(kdir, 'clean', '-q', '-f', '-d', '-x', mutates=True))
+	if runner.dry_run:
+		return 0
+	after = assess(runner, request)
+	if after.state in (TreeState.UP_TO_DATE, TreeState.PREFIX):
+		return after.applied
+	keep = BASELINE_TAG
+	if after.state is TreeState.DIVERGED and after.applied:
+		commits = runner.run(_git(kdir, 'rev-list', '--reverse', f'{BASELINE_TAG}..HEAD'),
+				     Output.CAPTURE).output.split()
+		keep = commits[after.applied - 1]
+	runner.run(_git(kdir, 'reset', '-q', '--hard', keep, mutates=True))
+	return after.applied if keep != BASELINE_TAG else 0
 
 
 def _ensure_identity(runner: Runner, kdir: Path) -> None:

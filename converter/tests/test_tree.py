@@ -149,9 +149,9 @@ class TreeTest(unittest.TestCase):
 		self.assertIn('FORCE=1', cm.exception.fix)
 		self.assertEqual('local edit\n', (self.kdir / 'lib' / 'a.c').read_text())
 		result = self.prepare(force=True)
-		self.assertEqual(['reset to baseline', 'applied 2 patch(es)'], result.actions)
+		self.assertEqual(['reset to baseline + 2 patch(es)'], result.actions)
 		self.assertEqual('int a;\nint a2;\n', (self.kdir / 'lib' / 'a.c').read_text())
-		self.assertNotEqual(head, '')
+		self.assertEqual(head, self.head())
 
 	def test_extra_commit_is_refused(self) -> None:
 		self.prepare()
@@ -161,8 +161,13 @@ class TreeTest(unittest.TestCase):
 		with self.assertRaises(TreeStateError) as cm:
 			self.prepare()
 		self.assertIn('1 commit(s) beyond the 2 of the series', cm.exception.problem)
-		self.prepare(force=True)
+		b_mtime = (self.kdir / 'lib' / 'b.c').stat().st_mtime_ns
+		result = self.prepare(force=True)
+		self.assertEqual(['reset to baseline + 2 patch(es)'], result.actions)
 		self.assertEqual(['lib: Add a2', 'lib: Add b2'], self.subjects())
+		self.assertEqual('int a;\nint a2;\n', (self.kdir / 'lib' / 'a.c').read_text())
+		# Files of the kept patches are not rewritten: builds stay incremental.
+		self.assertEqual(b_mtime, (self.kdir / 'lib' / 'b.c').stat().st_mtime_ns)
 
 	def test_different_commit_is_refused(self) -> None:
 		self.prepare()
@@ -172,6 +177,20 @@ class TreeTest(unittest.TestCase):
 		with self.assertRaises(TreeStateError) as cm:
 			self.prepare()
 		self.assertIn('commit 1 on baseline is not patch 1', cm.exception.problem)
+		result = self.prepare(force=True)
+		self.assertEqual(['reset to baseline + 0 patch(es)', 'applied 2 patch(es)'], result.actions)
+		self.assertEqual(['lib: Add a2', 'lib: Add b2'], self.subjects())
+
+	def test_changed_later_patch_keeps_the_earlier_ones(self) -> None:
+		self.prepare()
+		changed = Path(self.tmp.name) / 'changed'
+		shutil.copytree(self.patches, changed)
+		second = sorted(changed.glob('*.patch'))[1]
+		second.write_text(second.read_text().replace('+int b2;', '+int b3;'))
+		self.assertIs(TreeState.DIVERGED, tree.assess(self.runner, self.request(patches=changed)).state)
+		result = self.prepare(force=True, patches=changed)
+		self.assertEqual(['reset to baseline + 1 patch(es)', 'applied 1 patch(es)'], result.actions)
+		self.assertEqual('int b;\nint b3;\n', (self.kdir / 'lib' / 'b.c').read_text())
 
 	def test_wrong_version_is_refused_then_reextracted(self) -> None:
 		other = KernelSource(self.other_version, 'linux-source-6.12', '6.12.99', 'x')
