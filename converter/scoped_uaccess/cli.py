@@ -36,6 +36,8 @@ def cmd_tree(args: argparse.Namespace, runner: Runner) -> Outcome:
 	result = tree.prepare(runner, tree.TreeRequest(kdir=args.kdir, patches=args.patches,
 						       force=args.force))
 	done = ', '.join(result.actions) or 'unchanged'
+	if runner.dry_run:
+		done += '; dry run: nothing was changed'
 	summary = (f'{_rel(args.kdir)}: baseline + {result.series_length} patch(es) '
 		   f'of patches/series ({done})')
 	runner.say(f'tree: {summary}')
@@ -86,6 +88,8 @@ def cmd_negative(args: argparse.Namespace, runner: Runner) -> Outcome:
 def cmd_sparse(args: argparse.Namespace, runner: Runner) -> Outcome:
 	result = sparse.run_sparse(runner, args.kdir, jobs=os.cpu_count() or 1)
 	report = paths.RESULTS / 'sparse.txt'
+	if runner.dry_run:
+		return Outcome(EXIT_OK, 'dry run')
 	report.write_text(sparse.report(result))
 	for w in result.new:
 		runner.say(f'sparse: NEW {w}')

@@ -140,7 +140,7 @@ def choose_accelerator(runner: Runner, choice: AccelChoice,
 	if not kvm_openable():
 		return Accelerator.TCG, '/dev/kvm cannot be opened read/write'
 	if runner.dry_run:
-		return Accelerator.KVM, '/dev/kvm is usable (dry run: not probed)'
+		return Accelerator.KVM, '/dev/kvm opens; dry run, so not probed'
 	probe = runner.run(kvm_probe_command(kernel), Output.CAPTURE, check=False)
 	if KVM_PROBE_BANNER in probe.output:
 		return Accelerator.KVM, '/dev/kvm is usable'
@@ -224,12 +224,13 @@ def run_kunit(runner: Runner, request: KunitRequest) -> KunitResult:
 	if not request.kunitconfig.is_file():
 		raise EnvironmentProblem(f'{request.kunitconfig} is missing', 'restore it from git')
 	result = KunitResult(cc=tc.name, status=KunitStatus.PASSED, accelerator=Accelerator.TCG)
-	request.build_dir.mkdir(parents=True, exist_ok=True)
-	request.results.mkdir(parents=True, exist_ok=True)
 	result.log = request.results / f'kunit-{tc.name}.log'
 	result.json = request.results / f'kunit-{tc.name}.json'
-	for stale in (result.log, result.json):
-		stale.unlink(missing_ok=True)
+	if not runner.dry_run:
+		request.build_dir.mkdir(parents=True, exist_ok=True)
+		request.results.mkdir(parents=True, exist_ok=True)
+		for stale in (result.log, result.json):
+			stale.unlink(missing_ok=True)
 	start = time.monotonic()
 	try:
 		_steps(runner, request, result)

@@ -164,8 +164,9 @@ def touched_files(runner: Runner, kdir: Path) -> list[str]:
 
 
 def prepare_config(runner: Runner, srctree: Path, out: Path, config: Path) -> None:
-	out.mkdir(parents=True, exist_ok=True)
-	shutil.copyfile(config, out / '.config')
+	if not runner.dry_run:
+		out.mkdir(parents=True, exist_ok=True)
+		shutil.copyfile(config, out / '.config')
 	runner.run(Command(('scripts/config', '--file', str((out / '.config').resolve()),
 			    *CONFIG_CHANGES), cwd=srctree))
 	runner.run(Command(('make', f'ARCH={ARCH}', f'O={out.resolve()}', *TOOLCHAIN_OPTIONS,
@@ -175,12 +176,14 @@ def prepare_config(runner: Runner, srctree: Path, out: Path, config: Path) -> No
 def build_objects(runner: Runner, srctree: Path, out: Path, sources: list[str],
 		  jobs: int, log: Path) -> str:
 	"""Builds the objects with sparse on; returns make's output."""
-	objects = [s[:-2] + '.o' for s in sources if (srctree / s).is_file()]
+	# In a dry run the baseline worktree may not exist yet: list them all.
+	objects = [s[:-2] + '.o' for s in sources if (srctree / s).is_file() or runner.dry_run]
 	if not objects:
 		return ''
 	for obj in objects:
 		# objtool only runs when the object is compiled, so always compile.
-		(out / obj).unlink(missing_ok=True)
+		if not runner.dry_run:
+			(out / obj).unlink(missing_ok=True)
 	command = Command(('make', f'ARCH={ARCH}', f'O={out.resolve()}', *TOOLCHAIN_OPTIONS,
 			   'C=2', 'CHECK=sparse', f'--jobs={jobs}', *objects), cwd=srctree, nice=True)
 	result = runner.run(command, Output.LINES, log=log, check=False,
@@ -224,7 +227,8 @@ def run_sparse(runner: Runner, kdir: Path, jobs: int,
 		runner.say(f'sparse: note: not checked by an {ARCH} build: {" ".join(result.other_arch)}')
 	runner.say(f'sparse: checking {len(result.files)} file(s): {" ".join(result.files)}')
 	baseline_tree = ensure_worktree(runner, kdir)
-	results.mkdir(parents=True, exist_ok=True)
+	if not runner.dry_run:
+		results.mkdir(parents=True, exist_ok=True)
 	outputs = {}
 	for name, srctree in (('baseline', baseline_tree), ('patched', kdir)):
 		out = paths.OUT / f'sparse-{name}'
