@@ -11,8 +11,11 @@ _TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\] ?')
 _VERSION = re.compile(r'^K?TAP version \d+\s*$')
 _SUBTEST = re.compile(r'^# Subtest: (?P<name>.*\S)\s*$')
 _PLAN = re.compile(r'^1\.\.(?P<count>\d+)\s*$')
+# After the name, `# SKIP reason` is a directive; any other `# text` is a
+# comment (the userspace tests put the errno they saw there).
 _RESULT = re.compile(r'^(?P<not>not )?ok (?P<number>\d+)(?: -)?(?: (?P<name>[^#]*?))?\s*'
-		     r'(?:#\s*(?P<directive>SKIP|TODO|XFAIL)\b\s*(?P<reason>.*?))?\s*$')
+		     r'(?:#\s*(?:(?P<directive>SKIP|TODO|XFAIL)\b\s*(?P<reason>.*?)'
+		     r'|(?P<comment>.*?)))?\s*$')
 _DIAGNOSTIC = re.compile(r'^#')
 # Console lines that mean the kernel died under the tests.
 CRASH_MARKERS = ('Kernel panic', 'BUG: ', 'Oops: ', 'general protection fault')
@@ -34,6 +37,7 @@ class Test:
 	status: Optional[Status] = None
 	number: Optional[int] = None
 	reason: str = ''		# the text after "# SKIP"
+	comment: str = ''		# the text after "#" when it is no directive
 	plan: Optional[int] = None
 	children: list['Test'] = field(default_factory=list)
 	log: list[str] = field(default_factory=list)	# diagnostics and stray lines
@@ -52,6 +56,8 @@ class Test:
 			      'status': self.status.value if self.status else None}
 		if self.reason:
 			data['reason'] = self.reason
+		if self.comment:
+			data['comment'] = self.comment
 		if self.plan is not None:
 			data['plan'] = self.plan
 		if self.log:
@@ -173,6 +179,7 @@ class _Parser:
 		test.number = int(m.group('number'))
 		test.status = _result_status(m)
 		test.reason = (m.group('reason') or '').strip()
+		test.comment = (m.group('comment') or '').strip()
 		test.log += self.pending.pop(depth, [])
 
 	def stray(self, line: str) -> None:

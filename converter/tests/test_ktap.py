@@ -86,6 +86,15 @@ class ParserTest(unittest.TestCase):
 			 'not ok 1 s']
 		self.assertEqual({'s': 'fail', 's.c': 'fail'}, outline(ktap.parse(lines))['tests'])
 
+	def test_result_comment_is_kept_apart_from_directives(self) -> None:
+		lines = ['KTAP version 1', '1..3', 'ok 1 a.fault # errno=EFAULT',
+			 'not ok 2 b # signal=SIGSEGV', 'ok 3 c # SKIP no rseq']
+		run = ktap.parse(lines)
+		a, b, c = run.root.children
+		self.assertEqual(('a.fault', ktap.Status.PASS, 'errno=EFAULT'), (a.name, a.status, a.comment))
+		self.assertEqual((ktap.Status.FAIL, 'signal=SIGSEGV'), (b.status, b.comment))
+		self.assertEqual((ktap.Status.SKIP, 'no rseq', ''), (c.status, c.reason, c.comment))
+
 	def test_json_round_trip(self) -> None:
 		data = json.loads(json.dumps(self.parse('usercopy-skip.log').to_json()))
 		self.assertTrue(data['complete'])
