@@ -28,7 +28,14 @@ class ParseTest(unittest.TestCase):
 	def test_clean(self) -> None:
 		self.assertTrue(checkpatch.parse_output('0001-x.patch', CLEAN).clean)
 
-	def test_warning_and_check_both_fail(self) -> None:
+	def test_check_alone_passes(self) -> None:
+		only_check = DIRTY.replace('WARNING:LONG_LINE', 'CHECK:LONG_LINE').replace(
+			'0 errors, 1 warnings, 1 checks', '0 errors, 0 warnings, 2 checks')
+		result = checkpatch.parse_output('0001-x.patch', only_check)
+		self.assertTrue(result.clean)
+		self.assertEqual(2, result.checks)
+
+	def test_warning_fails(self) -> None:
 		result = checkpatch.parse_output('0001-x.patch', DIRTY)
 		self.assertFalse(result.clean)
 		self.assertEqual((0, 1, 1), (result.errors, result.warnings, result.checks))
