@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from . import checkpatch, deps, expected, gates, kunit_run, negative, paths, sparse, tree
+from . import checkpatch, deps, expected, gates, kunit_run, negative, paths, sparse, tree, userspace
 from .command import Command, Runner
-from .errors import ScopedUaccessError
+from .errors import ScopedUaccessError, UsageError
 from .gates import Gate, Outcome
 from .toolchains import TOOLCHAINS, toolchain
 
@@ -114,6 +114,58 @@ def cmd_checkpatch(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return Outcome(EXIT_OK, summary)
 
 
+def cmd_userspace(args: argparse.Namespace, runner: Runner) -> Outcome:
+	request = userspace.UserspaceRequest(
+		kdir=args.kdir, name=args.name, mode=userspace.Mode(args.mode),
+		iterations=args.iterations, accel=kunit_run.AccelChoice(args.accel),
+		jobs=args.jobs, build=not args.no_build)
+	result = userspace.run_userspace(runner, request)
+	tag = f'userspace[{args.name}]'
+	console = result.console
+	if console is not None:
+		checks = console.checks.values()
+		passed = sum(c.status is userspace.ktap.Status.PASS for c in checks)
+		runner.say(f'{tag}: {passed} of {len(checks)} checks ok; program exit status '
+			   f'{console.exit_status}')
+		for summary in kunit_run.summarize(console.kunit):
+			runner.say(f'{tag}: KUnit {summary}')
+		for b in console.benches:
+			runner.say(f'{tag}: bench {b.name}: {b.ns_per_call:.0f} ns/call '
+				   f'({b.iterations} iterations)')
+	runner.say(f'{tag}: {result.accelerator.value} ({result.accelerator_note}); build '
+		   f'{gates.format_seconds(result.build_seconds)}, boot '
+		   f'{gates.format_seconds(result.boot_seconds)}')
+	if result.log and result.log.exists():
+		runner.say(f'{tag}: results: {_rel(result.log)}, {_rel(result.json)}')
+	if result.status is userspace.RunStatus.PASSED:
+		return Outcome(EXIT_OK, f'{args.name}: passed')
+	return Outcome(EXIT_FINDINGS, f'{result.status.value}: {result.message}')
+
+
+def cmd_userspace_compare(args: argparse.Namespace, runner: Runner) -> Outcome:
+	logs = [userspace.results_log(n) for n in (args.baseline, args.converted)]
+	for log in logs:
+		if not log.is_file():
+			raise UsageError(f'{log} does not exist', 'run `scoped-uaccess userspace` first')
+	baseline, converted = (userspace.parse_log(log) for log in logs)
+	diffs = userspace.compare(baseline, converted)
+	for d in diffs:
+		runner.say(f'compare: {d}')
+	only_a, only_b = userspace.only_one_has(baseline, converted)
+	for label, suites in (('baseline', only_a), ('converted', only_b)):
+		if suites:
+			runner.say(f'compare: KUnit suites only the {label} kernel runs (not compared): '
+				   f'{" ".join(suites)}')
+	failing = [f'{label}: {run.problems()[0]}'
+		   for label, run in (('baseline', baseline), ('converted', converted)) if run.problems()]
+	summary = (f'{len(converted.checks)} checks and the common KUnit cases compared; '
+		   f'{len(diffs)} difference(s)')
+	runner.say(f'compare: {summary}')
+	if diffs or failing:
+		return Outcome(EXIT_FINDINGS, '; '.join([summary, *failing]))
+	return Outcome(EXIT_OK, summary)
+
+
 def cmd_unittest(args: argparse.Namespace, runner: Runner) -> Outcome:
 	run = runner.run(Command((sys.executable, str(paths.UNIT_TESTS / 'run.py')),
 				 mutates=False), check=False)
@@ -185,6 +237,20 @@ def build_parser() -> argparse.ArgumentParser:
 		       help='object whose kbuild command line is borrowed')
 	add('sparse', cmd_sparse, 'sparse/objtool warnings of the series against baseline')
 	add('checkpatch', cmd_checkpatch, 'checkpatch.pl --strict on patches/series')
+	p = add('userspace', cmd_userspace, 'build a kernel with testcases/kernel/userspace.config, '
+		'boot it with the userspace syscall tests, check KTAP')
+	p.add_argument('--name', required=True, help='names build/out/user-NAME and the results')
+	p.add_argument('--mode', default='test', choices=[m.value for m in userspace.Mode],
+		       help='the checks, the benchmarks, or both')
+	p.add_argument('--iterations', type=int, default=1000, help='benchmark iterations')
+	p.add_argument('--accel', default='auto', choices=[c.value for c in kunit_run.AccelChoice],
+		       help='QEMU accelerator (auto: KVM when usable, else TCG)')
+	p.add_argument('--jobs', type=int, default=os.cpu_count() or 1, help='make jobs')
+	p.add_argument('--no-build', action='store_true', help='boot the kernel already built')
+	p = add('userspace-compare', cmd_userspace_compare, 'compare two userspace runs: '
+		'same checks, statuses and errnos', kdir=False)
+	p.add_argument('baseline', help='run name (or console log) of the baseline kernel')
+	p.add_argument('converted', help='run name (or console log) of the converted kernel')
 	add('unittest', cmd_unittest, "the converter's own Python unit tests", kdir=False)
 	p = add('test', cmd_test, 'every gate: deps unittest tree kunit(x3) negative sparse checkpatch')
 	p.add_argument('--force', action='store_true', help='as for `tree`')
