@@ -33,6 +33,8 @@ BUSYBOX = Path('/bin/busybox')
 BEGIN_MARKER = '# uaccess-init: begin'
 END_MARKER = '# uaccess-init: exit status '
 _END = re.compile(r'^# uaccess-init: exit status (?P<status>\d+)\s*$')
+# The first line of a WARN() splat.
+_KERNEL_WARNING = re.compile(r'WARNING: CPU: \d+ PID: \d+')
 _BENCH = re.compile(r'^# bench (?P<name>\S+) iterations=(?P<iterations>\d+) '
 		    r'ns_per_call=(?P<ns>[\d.]+) tsc_per_call=(?P<tsc>[\d.]+)\s*$')
 
@@ -45,6 +47,9 @@ $bb mount -t proc proc /proc
 $bb mount -t sysfs sysfs /sys
 $bb mount -t devtmpfs devtmpfs /dev
 $bb mount -t tmpfs tmpfs /tmp
+# The KUnit suites have run. From here the console shows warnings and worse
+# only, so no info message (a late driver probe) splits a result line.
+echo 5 > /proc/sys/kernel/printk
 echo '{BEGIN_MARKER}'
 /bin/{PROGRAM}
 echo "{END_MARKER}$?"
@@ -146,6 +151,7 @@ class Console:
 	user: ktap.Run
 	exit_status: Optional[int]	# the program's, from /init; None if never seen
 	benches: list[Bench] = field(default_factory=list)
+	warnings: list[str] = field(default_factory=list)	# kernel WARN()s in the log
 
 	@property
 	def checks(self) -> dict[str, Check]:
@@ -162,6 +168,7 @@ class Console:
 		found += [f'userspace KTAP: {e}' for e in self.user.errors]
 		found += [f'KUnit KTAP: {e}' for e in self.kunit.errors]
 		found += [f'console: {line}' for line in self.kunit.crash_lines + self.user.crash_lines]
+		found += [f'console: {line}' for line in self.warnings]
 		for test in self.user.root.children:
 			if test.status is not ktap.Status.PASS:
 				found.append(f'not ok {test.name}' + (f' # {test.comment}' if test.comment else ''))
@@ -185,7 +192,8 @@ def parse_console(lines: list[str]) -> Console:
 		   for m in (_BENCH.match(line.strip()) for line in user_lines) if m]
 	user = ktap.parse(user_lines)
 	user.errors += [line.strip() for line in user_lines if line.startswith('Bail out!')]
-	return Console(ktap.parse(lines[:begin]), user, status, benches)
+	warnings = [line.strip() for line in lines if _KERNEL_WARNING.search(line)]
+	return Console(ktap.parse(lines[:begin]), user, status, benches, warnings)
 
 
 def parse_log(path: Path) -> Console:

@@ -78,6 +78,14 @@ class ConsoleTest(unittest.TestCase):
 		self.assertFalse(console.user.complete)
 		self.assertIn('Kernel panic - not syncing: Fatal exception', console.user.crash_lines)
 
+	def test_kernel_warning_is_a_problem(self) -> None:
+		text = lines('boot-series-pass.log')
+		cut = next(i for i, l in enumerate(text) if 'futex.wake_op.set' in l)
+		warn = 'WARNING: CPU: 0 PID: 57 at kernel/futex/core.c:600 futex_hash+0x1/0x2'
+		console = userspace.parse_console(text[:cut] + [warn] + text[cut:])
+		self.assertEqual(200, len(console.checks))
+		self.assertEqual([f'console: {warn}'], console.problems())
+
 	def test_bail_out_is_an_error(self) -> None:
 		text = lines('boot-baseline-pass.log')
 		begin = text.index(userspace.BEGIN_MARKER)
