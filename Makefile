@@ -23,7 +23,7 @@ FORCE_OPT := $(if $(call truthy,$(FORCE)),--force)
 
 # The steps share one kernel tree and build directories: never in parallel.
 .NOTPARALLEL:
-.PHONY: all deps tree kunit negative sparse checkpatch unittest test help
+.PHONY: all deps tree kunit negative sparse checkpatch cross bisect unittest test help
 
 all: deps tree kunit
 	@echo "Results: build/results/kunit-$(CC).log (console) and kunit-$(CC).json (parsed)"
@@ -45,6 +45,12 @@ sparse:
 
 checkpatch:
 	$(CLI) $(GLOBAL) checkpatch --kdir $(KDIR)
+
+cross:
+	$(CLI) $(GLOBAL) cross --kdir $(KDIR)
+
+bisect:
+	$(CLI) $(GLOBAL) bisect --kdir $(KDIR)
 
 unittest:
 	$(CLI) $(GLOBAL) unittest

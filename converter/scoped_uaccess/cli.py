@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from . import checkpatch, deps, expected, gates, kunit_run, negative, paths, sparse, tree, userspace
+from . import (bisect, checkpatch, cross, deps, expected, gates, kunit_run, negative, paths,
+	       sparse, tree, userspace)
 from .command import Command, Runner
 from .errors import ScopedUaccessError, UsageError
 from .gates import Gate, Outcome
@@ -166,6 +167,34 @@ def cmd_userspace_compare(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return Outcome(EXIT_OK, summary)
 
 
+def cmd_cross(args: argparse.Namespace, runner: Runner) -> Outcome:
+	results = cross.run_cross(runner, args.kdir, args.arch or list(cross.ARCHES))
+	if runner.dry_run:
+		return Outcome(EXIT_OK, 'dry run')
+	paths.RESULTS.mkdir(parents=True, exist_ok=True)
+	(paths.RESULTS / 'cross.txt').write_text(cross.report(results))
+	failed = [r.arch.name for r in results if not r.passed]
+	summary = (f'{len(results) - len(failed)} of {len(results)} architectures build cleanly '
+		   f'(details: {_rel(paths.RESULTS / "cross.txt")})')
+	if failed:
+		return Outcome(EXIT_FINDINGS, f'{summary}; failed: {", ".join(failed)}')
+	return Outcome(EXIT_OK, summary)
+
+
+def cmd_bisect(args: argparse.Namespace, runner: Runner) -> Outcome:
+	results = bisect.run_bisect(runner, args.kdir, paths.kunit_build_dir('gcc') / '.config')
+	if runner.dry_run:
+		return Outcome(EXIT_OK, 'dry run')
+	paths.RESULTS.mkdir(parents=True, exist_ok=True)
+	(paths.RESULTS / 'bisect.txt').write_text(bisect.report(results))
+	failed = [r.commit for r in results if not r.passed]
+	summary = (f'{len(results) - len(failed)} of {len(results)} commits build cleanly '
+		   f'(details: {_rel(paths.RESULTS / "bisect.txt")})')
+	if failed:
+		return Outcome(EXIT_FINDINGS, f'{summary}; failed: {", ".join(failed)}')
+	return Outcome(EXIT_OK, summary)
+
+
 def cmd_unittest(args: argparse.Namespace, runner: Runner) -> Outcome:
 	run = runner.run(Command((sys.executable, str(paths.UNIT_TESTS / 'run.py')),
 				 mutates=False), check=False)
@@ -190,8 +219,12 @@ def cmd_test(args: argparse.Namespace, runner: Runner) -> Outcome:
 		Gate('negative', 'negative compile tests did not behave',
 		     with_args(cmd_negative, reference=negative.REFERENCE_OBJECT), needs=('tree',)),
 		Gate('sparse', 'new sparse/objtool warnings', with_args(cmd_sparse), needs=('tree',)),
-		Gate('checkpatch', 'checkpatch --strict is not clean', with_args(cmd_checkpatch),
-		     needs=('tree',)),
+		Gate('checkpatch', 'checkpatch --strict reports an error or warning',
+		     with_args(cmd_checkpatch), needs=('tree',)),
+		Gate('cross', 'a cross build of the series failed or warned',
+		     with_args(cmd_cross, arch=None), needs=('tree',)),
+		Gate('bisect', 'a commit of the series does not build cleanly',
+		     with_args(cmd_bisect), needs=('tree', 'kunit-gcc')),
 	]
 	run = gates.run_gates(pipeline, runner.say)
 	table = gates.summary_table(run)
@@ -251,8 +284,12 @@ def build_parser() -> argparse.ArgumentParser:
 		'same checks, statuses and errnos', kdir=False)
 	p.add_argument('baseline', help='run name (or console log) of the baseline kernel')
 	p.add_argument('converted', help='run name (or console log) of the converted kernel')
+	p = add('cross', cmd_cross, 'build the series for arm, arm64, powerpc and riscv')
+	p.add_argument('--arch', action='append', choices=sorted(cross.ARCHES),
+		       help='only this architecture (repeatable; default: all)')
+	add('bisect', cmd_bisect, 'build the touched objects at every commit of the series')
 	add('unittest', cmd_unittest, "the converter's own Python unit tests", kdir=False)
-	p = add('test', cmd_test, 'every gate: deps unittest tree kunit(x3) negative sparse checkpatch')
+	p = add('test', cmd_test, 'every gate: deps unittest tree kunit(x3) negative sparse checkpatch cross bisect')
 	p.add_argument('--force', action='store_true', help='as for `tree`')
 	p.add_argument('--accel', default='auto', choices=[c.value for c in kunit_run.AccelChoice],
 		       help='as for `kunit`')
