@@ -38,6 +38,8 @@ BASELINE_IDENTITY = {
 	'GIT_COMMITTER_EMAIL': 'baseline@scoped-uaccess.invalid',
 	'GIT_COMMITTER_DATE': '2024-11-17T00:00:00+0000',
 }
+# The context lines of the exported series (patches/README.md).
+EXPORT_CONTEXT = '4'
 # Used by `git am` only when git has no identity configured at all.
 FALLBACK_USER = ('scoped-uaccess', 'scoped-uaccess@invalid')
 # tar prints a checkpoint every this many 10 KiB records.
@@ -373,6 +375,10 @@ def _ensure_identity(runner: Runner, kdir: Path) -> None:
 	for key, value in zip(('user.name', 'user.email'), FALLBACK_USER):
 		if not _succeeds(runner, _git(kdir, 'config', key)):
 			runner.run(_git(kdir, 'config', '--local', key, value, mutates=True))
+	# patches/ is exported with four lines of context (patches/README.md):
+	# format-patch from the tree must produce the same files.
+	runner.run(_git(kdir, 'config', '--local', 'diff.context', EXPORT_CONTEXT,
+			mutates=True))
 
 
 def apply_series(runner: Runner, kdir: Path, series: list[Path], start: int) -> list[str]:
