@@ -9,7 +9,7 @@ from pathlib import Path
 from . import paths
 from .command import Command, Output, Runner
 from .errors import EnvironmentProblem
-from .tree import BASELINE_TAG
+from .tree import BASELINE_TAG, require_baseline
 
 # Objects that use what the series changes, on x86_64.  A patch that breaks
 # one of them, or makes it warn, breaks bisection.  Objects that do not
@@ -39,6 +39,7 @@ class CommitResult:
 
 def series_commits(runner: Runner, kdir: Path) -> list[tuple[str, str]]:
 	"""(sha, subject) of baseline..HEAD in kdir, oldest first."""
+	require_baseline(runner, kdir)
 	log = runner.run(Command(('git', '-C', str(kdir), 'log', '--reverse', '--format=%H %s',
 				  f'{BASELINE_TAG}..HEAD'), mutates=False), Output.CAPTURE)
 	return [tuple(line.split(' ', 1)) for line in log.output.splitlines() if line]

@@ -11,7 +11,7 @@ from typing import Iterable
 from . import paths
 from .command import Command, Output, Runner
 from .errors import CommandFailed, EnvironmentProblem, TreeStateError
-from .tree import BASELINE_TAG
+from .tree import BASELINE_TAG, require_baseline
 
 # Headers are checked through C files that include them and use what the
 # series changes. Extend when the series touches another header.
@@ -158,6 +158,7 @@ def ensure_worktree(runner: Runner, kdir: Path) -> Path:
 
 
 def touched_files(runner: Runner, kdir: Path) -> list[str]:
+	require_baseline(runner, kdir)
 	out = runner.run(Command(('git', 'diff', '--name-only', f'{BASELINE_TAG}..HEAD'),
 				 cwd=kdir, mutates=False), Output.CAPTURE).output
 	return [line.strip() for line in out.splitlines() if line.strip()]

@@ -164,6 +164,15 @@ def commit_patch_ids(runner: Runner, kdir: Path) -> list[str]:
 	return [by_commit.get(c, f'empty:{c}') for c in commits]
 
 
+def require_baseline(runner: Runner, kdir: Path) -> None:
+	"""Raises TreeStateError unless kdir is a git tree with the baseline tag."""
+	if not (kdir / '.git').exists() or not _succeeds(
+			runner, _git(kdir, 'rev-parse', '-q', '--verify', f'refs/tags/{BASELINE_TAG}')):
+		raise TreeStateError(f'{kdir} is not a kernel tree made by `make tree` '
+				     f'(no git repository with the {BASELINE_TAG} tag)',
+				     'create it with `make tree`, or point KDIR at one')
+
+
 def assess(runner: Runner, request: TreeRequest) -> TreeAssessment:
 	"""Decides what KDIR holds; changes nothing."""
 	kdir = request.kdir

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import support  # noqa: F401  (puts the package on sys.path)
 from scoped_uaccess import bisect, cross
+from scoped_uaccess.errors import TreeStateError
 
 CONFIG = '''\
 CONFIG_MMU=y
@@ -46,6 +47,12 @@ class BisectTest(unittest.TestCase):
 			(tree / 'fs').mkdir()
 			(tree / 'fs' / 'select.c').write_text('')
 			self.assertEqual(['fs/select.o'], bisect.objects_at(tree))
+
+	def test_a_directory_without_baseline_is_refused(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			with self.assertRaises(TreeStateError) as e:
+				bisect.series_commits(support.quiet_runner(), Path(d))
+			self.assertIn('make tree', e.exception.one_line())
 
 
 if __name__ == '__main__':
