@@ -83,7 +83,7 @@ OPEN_BEGINS = {
 	'user_read_access_begin': 'read',
 	'user_write_access_begin': 'write',
 }
-# Masked begins return the pointer to use; 6.12's has no mode (None): any
+# Masked begins return the pointer to use; the one of 6.12 has no mode (None): any
 # end fits.  The read/write variants come with the scoped series.
 MASKED_BEGINS = {
 	'masked_user_access_begin': None,
@@ -156,8 +156,8 @@ WRAPPER_MODE = {
 NOT_ACCESSORS = {'unsafe_memcpy', 'unsafe_memset'}
 
 # Calls that are fine in a region: compiler builtins, macros and
-# __always_inline helpers from headers, and the functions objtool's
-# uaccess_safe_builtin list accepts.
+# __always_inline helpers from headers, and the functions on the
+# uaccess_safe_builtin list of objtool.
 SAFE_CALLS = {
 	'likely', 'unlikely', 'sizeof', 'typeof', 'offsetof', 'barrier',
 	'smp_wmb', 'smp_rmb', 'smp_mb', 'wmb', 'rmb', 'mb',
@@ -223,7 +223,7 @@ def reset():
 	global FINDINGS, ACC, ALIASES, SCOPE_ALIASES, MASKED, INLINE_FNS
 	global NOINLINE_FNS, LOCAL_FNS, SAVED, MANAGED, OPEN_LABELS
 	global CLOSED_LABELS, IN_SCOPE, LOOP0, END_MODES, ME_RET, SCOPE_FIRST
-	global BEGUN
+	global BEGUN, SCOPE_EVENTS
 	FINDINGS = {}
 	ACC = {}		# accessor position -> (name, address, label)
 	ALIASES = {}		# function -> [(variable, expression)]
@@ -235,9 +235,10 @@ def reset():
 	SAVED = set()		# calls between user_access_save/restore
 	MANAGED = set()		# functions that begin, end or scope a region
 	BEGUN = set()		# functions that begin or scope a region
+	SCOPE_EVENTS = []	# (scope, its position, pointer, call, position)
 	OPEN_LABELS = {}	# label -> [(function, begin info, accessor)]
 	CLOSED_LABELS = {}	# label -> [(function, why)]
-	IN_SCOPE = set()	# accessor positions inside a scope body
+	IN_SCOPE = set()	# call positions inside a scope body
 	LOOP0 = {}		# accessor position -> loop counters from 0
 	END_MODES = {}		# end position -> set of begin modes reaching it
 	ME_RET = set()		# begins with a missing end found at a return
@@ -484,6 +485,10 @@ def region_event(kind, b, pb, ptr, f, px, via=None):
 	(at pb, pointer ptr) open.  kind: 'open', 'masked' or 'scope'."""
 	func = px.current_element
 	if func != pb.current_element:
+		return
+	if kind != 'scope' and key(px) in IN_SCOPE:
+		# a scope inside the region: reported as nesting, its body is
+		# the business of the scope
 		return
 	mode = begin_mode(b)
 	begun = '%s() on %s' % (b, where(pb))
@@ -754,6 +759,23 @@ res << masked.res;
 @@
 MASKED[key(pm[0])] = (res, ptr)
 
+@masked_decl depends on api_call || api_scope@
+identifier m = {masked_user_access_begin, masked_user_rw_access_begin,
+		masked_user_read_access_begin, masked_user_write_access_begin};
+expression ptr;
+identifier res;
+type T;
+position pm;
+@@
+T res = m@pm(ptr);
+
+@script:python@
+pm << masked_decl.pm;
+ptr << masked_decl.ptr;
+res << masked_decl.res;
+@@
+MASKED[key(pm[0])] = (res, ptr)
+
 @masked_discarded depends on api_call || api_scope@
 identifier m = {masked_user_access_begin, masked_user_rw_access_begin,
 		masked_user_read_access_begin, masked_user_write_access_begin};
@@ -892,16 +914,28 @@ px << scope_ev.px;
 @@
 # A position in a nest holds every place the nest matched.
 for p in px:
+	SCOPE_EVENTS.append((it, ps[0], ptr, f, p))
+
+@script:python depends on api_call || api_scope@
+@@
+# A call belongs to the innermost scope around it: the one begun last.
+inner = {}
+for it, ps, ptr, f, p in SCOPE_EVENTS:
+	k = key(p)
+	if k not in inner or (line(ps), int(ps.column)) > (line(inner[k][1]), int(inner[k][1].column)):
+		inner[k] = (it, ps, ptr, f, p)
+for k in sorted(inner):
+	it, ps, ptr, f, p = inner[k]
+	IN_SCOPE.add(k)
 	if is_accessor(f):
-		IN_SCOPE.add(key(p))
-		label = ACC.get(key(p), (None, None, None))[2]
+		label = ACC.get(k, (None, None, None))[2]
 		if label:
 			CLOSED_LABELS.setdefault(label, []).append((p.current_element,
 				'%s() on %s faults' % (f, where(p))))
-		first = SCOPE_FIRST.get(key(ps[0]))
+		first = SCOPE_FIRST.get(key(ps))
 		if first is None or (line(p), int(p.column)) < (line(first[0]), int(first[0].column)):
-			SCOPE_FIRST[key(ps[0])] = (p, ps[0], ptr)
-	region_event('scope', it, ps[0], ptr, f, p)
+			SCOPE_FIRST[key(ps)] = (p, ps, ptr)
+	region_event('scope', it, ps, ptr, f, p)
 
 @scope_nest depends on api_call || api_scope@
 iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
@@ -935,6 +969,8 @@ identifier f;
 expression ptr, n, res;
 position pb, px;
 statement S;
+type T;
+identifier resid;
 @@
 (
 if (!b@pb(ptr, n)) S
@@ -943,9 +979,12 @@ if (unlikely(!b@pb(ptr, n))) S
 |
 res = b@pb(ptr);
 |
+T resid = b@pb(ptr);
+|
 b@pb(ptr);
 )
 ... when != \(user_access_end()\|user_rw_access_end()\|user_read_access_end()\|user_write_access_end()\)
+    when != \(user_access_begin(...)\|user_rw_access_begin(...)\|user_read_access_begin(...)\|user_write_access_begin(...)\|masked_user_access_begin(...)\|masked_user_rw_access_begin(...)\|masked_user_read_access_begin(...)\|masked_user_write_access_begin(...)\)
     when any
 f@px(...)
 
@@ -960,6 +999,7 @@ statement S2;
 (
 if (b@pb(ptr, n)) {
 ... when != \(user_access_end()\|user_rw_access_end()\|user_read_access_end()\|user_write_access_end()\)
+    when != \(user_access_begin(...)\|user_rw_access_begin(...)\|user_read_access_begin(...)\|user_write_access_begin(...)\|masked_user_access_begin(...)\|masked_user_rw_access_begin(...)\|masked_user_read_access_begin(...)\|masked_user_write_access_begin(...)\)
     when any
 f@px(...)
 ... when any
@@ -967,6 +1007,7 @@ f@px(...)
 |
 if (likely(b@pb(ptr, n))) {
 ... when != \(user_access_end()\|user_rw_access_end()\|user_read_access_end()\|user_write_access_end()\)
+    when != \(user_access_begin(...)\|user_rw_access_begin(...)\|user_read_access_begin(...)\|user_write_access_begin(...)\|masked_user_access_begin(...)\|masked_user_rw_access_begin(...)\|masked_user_read_access_begin(...)\|masked_user_write_access_begin(...)\)
     when any
 f@px(...)
 ... when any
@@ -1010,6 +1051,8 @@ iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
 expression ptr, n, res;
 position pb, px;
 statement S, S1;
+type T;
+identifier resid;
 @@
 (
 if (!b@pb(ptr, n)) S
@@ -1017,6 +1060,8 @@ if (!b@pb(ptr, n)) S
 if (unlikely(!b@pb(ptr, n))) S
 |
 res = b@pb(ptr);
+|
+T resid = b@pb(ptr);
 |
 b@pb(ptr);
 )
@@ -1098,6 +1143,8 @@ identifier b = {user_access_begin, user_rw_access_begin,
 expression ptr, n, res;
 position pb, pr;
 statement S;
+type T;
+identifier resid;
 @@
 (
 if (!b@pb(ptr, n)) S
@@ -1105,6 +1152,8 @@ if (!b@pb(ptr, n)) S
 if (unlikely(!b@pb(ptr, n))) S
 |
 res = b@pb(ptr);
+|
+T resid = b@pb(ptr);
 |
 b@pb(ptr);
 )
@@ -1131,6 +1180,8 @@ identifier fn;
 expression ptr, n, res;
 position pb;
 statement S;
+type T;
+identifier resid;
 @@
 fn(...) {
 ... when any
@@ -1140,6 +1191,8 @@ if (!b@pb(ptr, n)) S
 if (unlikely(!b@pb(ptr, n))) S
 |
 res = b@pb(ptr);
+|
+T resid = b@pb(ptr);
 |
 b@pb(ptr);
 )
@@ -1247,7 +1300,7 @@ e << end_entry.e;
 pe << end_entry.pe;
 @@
 # A function that never begins a region and only ends one is a helper
-# ending its caller's region, like the scope's cleanup.
+# ending the region of its caller, like the cleanup of a scope.
 if pe[0].current_element in BEGUN:
 	finding(pe[0], 'ERROR', 'end-without-begin',
 		'%s() reachable from the start of %s() with no region begun'
@@ -1451,8 +1504,14 @@ identifier m = {masked_user_access_begin, masked_user_rw_access_begin,
 identifier a =~ "^unsafe_";
 expression ptr, res;
 position pm, pa;
+type T;
+identifier resid;
 @@
+(
 res = m@pm(ptr);
+|
+T resid = m@pm(ptr);
+)
 ... when != \(user_access_end()\|user_rw_access_end()\|user_read_access_end()\|user_write_access_end()\)
 a@pa(...)
 

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A scope in a region: its cleanup ends the region before the label ends it. */
+static int get_two(u32 *a, u32 *b, const u32 __user *ua, const u32 __user *ub)
+{
+	if (!user_read_access_begin(ua, sizeof(*ua)))
+		return -EFAULT;
+	unsafe_get_user(*a, ua, Efault);
+	scoped_user_read_access(ub, Efault)
+		unsafe_get_user(*b, ub, Efault);
+	user_read_access_end();
+	return 0;
+Efault:
+	user_read_access_end();
+	return -EFAULT;
+}
