@@ -102,4 +102,6 @@ def summary_table(run: TestRun) -> str:
 	verdict = 'PASS' if not bad else f'FAIL ({", ".join(bad)})'
 	lines.append(f'make test: {verdict}, {len(run.results) - len(bad)}/{len(run.results)} '
 		     f'gates passed in {format_seconds(total)}')
+	# The plain closing line CI reads.
+	lines.append(f'gates: {len(run.results) - len(bad)} passed, {len(bad)} failed')
 	return '\n'.join(lines)

@@ -31,7 +31,8 @@ class GatesTest(unittest.TestCase):
 		table = gates.summary_table(run)
 		self.assertIn('checkpatch dirty: 1 of 2 clean', table)
 		self.assertIn('needs tree', table)
-		self.assertTrue(table.splitlines()[-1].startswith('make test: FAIL (tree, kunit, checkpatch)'))
+		self.assertTrue(table.splitlines()[-2].startswith('make test: FAIL (tree, kunit, checkpatch)'))
+		self.assertEqual('gates: 1 passed, 3 failed', table.splitlines()[-1])
 
 	def test_all_pass(self) -> None:
 		run = self.run_gates([Gate('a', 'x', lambda: Outcome(0))])
