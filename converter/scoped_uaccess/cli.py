@@ -167,32 +167,32 @@ def cmd_userspace_compare(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return Outcome(EXIT_OK, summary)
 
 
+def _build_verdict(results: list, failed: list[str], what: str, name: str,
+		   text: str) -> Outcome:
+	"""Writes build/results/<name> and sums up builds that pass or fail."""
+	paths.RESULTS.mkdir(parents=True, exist_ok=True)
+	(paths.RESULTS / name).write_text(text)
+	summary = (f'{len(results) - len(failed)} of {len(results)} {what} build cleanly '
+		   f'(details: {_rel(paths.RESULTS / name)})')
+	if failed:
+		return Outcome(EXIT_FINDINGS, f'{summary}; failed: {", ".join(failed)}')
+	return Outcome(EXIT_OK, summary)
+
+
 def cmd_cross(args: argparse.Namespace, runner: Runner) -> Outcome:
 	results = cross.run_cross(runner, args.kdir, args.arch or list(cross.ARCHES))
 	if runner.dry_run:
 		return Outcome(EXIT_OK, 'dry run')
-	paths.RESULTS.mkdir(parents=True, exist_ok=True)
-	(paths.RESULTS / 'cross.txt').write_text(cross.report(results))
-	failed = [r.arch.name for r in results if not r.passed]
-	summary = (f'{len(results) - len(failed)} of {len(results)} architectures build cleanly '
-		   f'(details: {_rel(paths.RESULTS / "cross.txt")})')
-	if failed:
-		return Outcome(EXIT_FINDINGS, f'{summary}; failed: {", ".join(failed)}')
-	return Outcome(EXIT_OK, summary)
+	return _build_verdict(results, [r.arch.name for r in results if not r.passed],
+			      'architectures', 'cross.txt', cross.report(results))
 
 
 def cmd_bisect(args: argparse.Namespace, runner: Runner) -> Outcome:
 	results = bisect.run_bisect(runner, args.kdir, paths.kunit_build_dir('gcc') / '.config')
 	if runner.dry_run:
 		return Outcome(EXIT_OK, 'dry run')
-	paths.RESULTS.mkdir(parents=True, exist_ok=True)
-	(paths.RESULTS / 'bisect.txt').write_text(bisect.report(results))
-	failed = [r.commit for r in results if not r.passed]
-	summary = (f'{len(results) - len(failed)} of {len(results)} commits build cleanly '
-		   f'(details: {_rel(paths.RESULTS / "bisect.txt")})')
-	if failed:
-		return Outcome(EXIT_FINDINGS, f'{summary}; failed: {", ".join(failed)}')
-	return Outcome(EXIT_OK, summary)
+	return _build_verdict(results, [r.commit for r in results if not r.passed],
+			      'commits', 'bisect.txt', bisect.report(results))
 
 
 def cmd_unittest(args: argparse.Namespace, runner: Runner) -> Outcome:
