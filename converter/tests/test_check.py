@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The checker's wrapper: spatch output, parse failures, ids and formats."""
+
+import json
+import unittest
+from pathlib import Path
+
+import support
+from scoped_uaccess import check
+from scoped_uaccess.check import Finding, Severity
+
+SARIF_SCHEMA = support.TESTCASES / 'sarif' / 'sarif-2.1.0-subset.schema.json'
+
+REPORT = '''\
+init_defs_builtins: /usr/lib/coccinelle/standard.h
+./arch/x86/kernel/sys_ia32.c:157:1-16: ERROR: [mode-mismatch] region begun with user_write_access_begin() on line 138 ended with user_access_end(), not user_write_access_end()
+io_uring/net.c:308:3-18: ERROR: [range] &msg->msg_iov[0].iov_len, the address of unsafe_get_user(), is not based on sr->umsg given to user_access_begin() on line 285
+lib/usercopy.c:61:10-27: WARNING: [call-in-region] call to f() inside the region begun with user_read_access_begin() on line 56: not known to be inlined
+38 files match
+'''
+
+SOURCE = '''\
+/* user_write_access_begin() in a comment does not count */
+#define helper(x) \\
+	user_write_access_begin(x, 1)
+SYSCALL_DEFINE1(swapcontext, struct ucontext __user *, ctx)
+{
+	if (!user_write_access_begin(ctx, sizeof(*ctx)))
+		return -EFAULT;
+	unsafe_put_user(0, &ctx->flags, failed);
+	user_write_access_end();
+	return 0;
+failed:
+	user_write_access_end();
+	return -EFAULT;
+}
+'''.splitlines()
+
+# What spatch --verbose-parsing prints when it gives up on lines 1-14 and
+# on the comment and macro alone (lines 1-3).
+STDERR = '''\
+HANDLING: x.c
+ERROR-RECOV: found sync '}' at line 14
+parsing pass2: try again
+semantic error function with no return type must have types in param list
+ =File "x.c", line 14, column 0, charpos = 400
+  around = '}',
+  whole content = }
+badcount: 14
+''' + ''.join(f'bad: {line}\n' for line in SOURCE[:13]) + 'BAD:!!!!! }\n' + '''\
+parse error
+ = File "x.c", line 3, column 1, charpos = 10
+badcount: 3
+''' + ''.join(f'bad: {line}\n' for line in SOURCE[:2]) + f'BAD:!!!!! {SOURCE[2]}\n'
+
+
+def finding(file: str = 'fs/a.c', line: int = 3, cls: str = 'range',
+	    severity: Severity = Severity.ERROR, message: str = 'm on line 2') -> Finding:
+	return Finding(file, line, 1, 5, severity, cls, message)
+
+
+class ParseReportTest(unittest.TestCase):
+	def test_findings_and_noise(self) -> None:
+		found = check.parse_report(REPORT)
+		self.assertEqual(3, len(found))
+		first = found[0]
+		self.assertEqual(('arch/x86/kernel/sys_ia32.c', 157, 1, 16, Severity.ERROR, 'mode-mismatch'),
+				 (first.file, first.line, first.col, first.col_end, first.severity, first.cls))
+		self.assertTrue(first.message.startswith('region begun with'))
+		self.assertEqual(Severity.WARNING, found[2].severity)
+
+	def test_text_is_coccicheck_form(self) -> None:
+		line = REPORT.splitlines()[2]
+		self.assertEqual(line, check.parse_report(line)[0].text())
+
+
+class ParseFailureTest(unittest.TestCase):
+	def test_api_use_in_unparsed_code_is_reported(self) -> None:
+		failures = check.parse_failures(STDERR, 'x.c', SOURCE)
+		self.assertEqual(1, len(failures))
+		f = failures[0]
+		self.assertEqual((6, 1, 14), (f.line, f.first, f.last))
+		self.assertEqual(('unsafe_put_user', 'user_write_access_begin', 'user_write_access_end'),
+				 f.uses)
+		self.assertIn('[parse-error]', f.text())
+		self.assertTrue(f.text().startswith('x.c:6:0-0: ERROR: '))
+
+	def test_comments_and_macros_alone_are_not(self) -> None:
+		only_macro = STDERR[STDERR.index('parse error'):]
+		self.assertEqual([], check.parse_failures(only_macro, 'x.c', SOURCE))
+
+
+class IdTest(unittest.TestCase):
+	def test_ids_survive_moving_code(self) -> None:
+		lines = {3: 'x = 1;', 9: 'x = 1;'}
+		a = check.assign_ids([finding(line=3, message='on line 2')], lambda f, n: lines[n])
+		b = check.assign_ids([finding(line=9, message='on line 8')], lambda f, n: lines[n])
+		self.assertEqual(a[0].id, b[0].id)
+		self.assertTrue(a[0].id.startswith('range-'))
+
+	def test_same_text_twice_gets_distinct_ids(self) -> None:
+		found = check.assign_ids([finding(line=3), finding(line=4)], lambda f, n: 'same();')
+		self.assertEqual(2, len({f.id for f in found}))
+
+
+class FormatTest(unittest.TestCase):
+	def result(self) -> check.CheckResult:
+		found = check.assign_ids(check.parse_report(REPORT), lambda f, n: '')
+		failure = check.parse_failures(STDERR, 'x.c', SOURCE)
+		return check.CheckResult(files=['x.c'], findings=found, parse_failures=failure,
+					 spatch_version='1.1.1')
+
+	def test_json_round_trip(self) -> None:
+		result = self.result()
+		again = check.findings_from_json(check.to_json(result))
+		self.assertEqual(result.findings, again)
+		self.assertEqual([f.id for f in result.findings], [f.id for f in again])
+
+	def test_sarif_validates_against_the_schema(self) -> None:
+		import jsonschema
+		log = json.loads(check.to_sarif(self.result(), Path('/k/linux')))
+		schema = json.loads(SARIF_SCHEMA.read_text())
+		jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker()).validate(log)
+		run = log['runs'][0]
+		rules = run['tool']['driver']['rules']
+		for r in run['results']:
+			# a result's ruleIndex points at its rule
+			self.assertEqual(r['ruleId'], rules[r['ruleIndex']]['id'])
+		first = run['results'][0]['locations'][0]['physicalLocation']
+		self.assertEqual({'startLine': 157, 'startColumn': 2, 'endColumn': 17}, first['region'])
+		self.assertEqual('file:///k/linux/', run['originalUriBaseIds']['SRCROOT']['uri'])
+		self.assertFalse(run['invocations'][0]['executionSuccessful'])
+
+	def test_sarif_schema_rejects_a_bad_log(self) -> None:
+		import jsonschema
+		log = json.loads(check.to_sarif(self.result(), Path('/k/linux')))
+		log['runs'][0]['results'][0]['level'] = 'fatal'
+		schema = json.loads(SARIF_SCHEMA.read_text())
+		with self.assertRaises(jsonschema.ValidationError):
+			jsonschema.validate(log, schema)
+
+
+class OptionsTest(unittest.TestCase):
+	def test_options_come_from_the_rule(self) -> None:
+		self.assertEqual(['--no-includes', '--include-headers'], check.spatch_options(check.COCCI))
+
+
+class FindFilesTest(unittest.TestCase):
+	def test_directory_scan_keeps_api_users(self) -> None:
+		corpus = support.TESTCASES / 'cocci'
+		found = check.find_files(support.quiet_runner(), [corpus / 'range'])
+		self.assertIn(corpus / 'range' / 'other-pointer.c', found)
+		self.assertTrue(all(p.suffix == '.c' for p in found))
+
+
+if __name__ == '__main__':
+	unittest.main()
