@@ -1,0 +1,251 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The tree-wide report: scoped_uaccess.cocci on a kernel tree, every finding triaged."""
+
+import collections
+import enum
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from . import check, paths
+from .check import CheckRequest, CheckResult, Finding, ParseFailure, Severity
+from .command import Command, Output, Runner
+from .errors import EnvironmentProblem, UsageError
+
+REPORTS = paths.REPO / 'reports'
+OUTPUTS = ('report.txt', 'findings.json', 'findings.sarif', 'summary.md')
+
+
+class Verdict(enum.Enum):
+	REAL_BUG = 'real-bug'
+	HARMLESS = 'harmless'		# on the architectures the code builds for
+	FALSE_POSITIVE = 'false-positive'
+	REVIEWED = 'reviewed'		# code spatch cannot parse, read by hand
+
+
+VERDICT_TEXT = {
+	Verdict.REAL_BUG: 'real bug',
+	Verdict.HARMLESS: 'harmless on the architectures it builds for',
+	Verdict.FALSE_POSITIVE: 'false positive',
+	Verdict.REVIEWED: 'not analysed by spatch, reviewed by hand',
+}
+
+
+@dataclass(frozen=True)
+class Triage:
+	verdict: Verdict
+	reason: str
+	at: str = ''		# file:line when triaged, for the reader only
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+	kdir: Path
+	out: Optional[Path] = None	# default: reports/linux-<version>/
+	triage: Optional[Path] = None	# default: <out>/triage.json
+	cocci: Path = check.COCCI
+	jobs: int = check.CheckRequest.jobs
+	baseline: Optional[Path] = None
+
+
+@dataclass
+class ReportResult:
+	version: str
+	out: Path
+	check: CheckResult
+	triage: dict[str, Triage]
+	untriaged: list[str] = field(default_factory=list)
+	stale: list[str] = field(default_factory=list)
+	error_false_positives: list[Finding] = field(default_factory=list)
+	new_since_baseline: Optional[list[Finding]] = None
+	seconds: float = 0.0
+
+	@property
+	def complete(self) -> bool:
+		return not self.untriaged and not self.error_false_positives
+
+
+def kernel_version(kdir: Path) -> str:
+	"""VERSION.PATCHLEVEL.SUBLEVEL from the top-level Makefile."""
+	try:
+		head = (kdir / 'Makefile').read_text(errors='replace')[:2000]
+	except OSError as e:
+		raise EnvironmentProblem(f'{kdir}: not a kernel tree ({e.strerror})',
+					 'run `make tree` first or pass --kdir') from e
+	parts = {}
+	for name in ('VERSION', 'PATCHLEVEL', 'SUBLEVEL'):
+		m = re.search(rf'^{name} = (\d+)$', head, re.M)
+		if not m:
+			raise EnvironmentProblem(f'{kdir}/Makefile: no {name}', 'is KDIR a kernel tree?')
+		parts[name] = m.group(1)
+	return f'{parts["VERSION"]}.{parts["PATCHLEVEL"]}.{parts["SUBLEVEL"]}'
+
+
+def load_triage(path: Path) -> dict[str, Triage]:
+	"""The hand-written triage: {id: {verdict, reason, at}}."""
+	if not path.exists():
+		return {}
+	try:
+		data = json.loads(path.read_text())
+	except (OSError, ValueError) as e:
+		raise UsageError(f'{path}: not a readable JSON triage file ({e})') from e
+	triage = {}
+	for fid, entry in data.items():
+		try:
+			verdict = Verdict(entry['verdict'])
+			reason = entry['reason'].strip()
+		except (KeyError, TypeError, ValueError, AttributeError) as e:
+			raise UsageError(f'{path}: entry {fid} needs a verdict out of '
+					 f'{", ".join(v.value for v in Verdict)} and a reason') from e
+		if not reason:
+			raise UsageError(f'{path}: entry {fid} has an empty reason')
+		triage[fid] = Triage(verdict, reason, entry.get('at', ''))
+	return triage
+
+
+def subsystem(file: str) -> str:
+	"""Top-level directory and the one below it: arch/x86, kernel/futex, fs."""
+	return '/'.join(Path(file).parts[:-1][:2]) or '.'
+
+
+def architecture(file: str) -> str:
+	parts = Path(file).parts
+	return parts[1] if len(parts) > 2 and parts[0] == 'arch' else 'all'
+
+
+def judge(result: CheckResult, triage: dict[str, Triage]) -> tuple[list[str], list[str], list[Finding]]:
+	"""Untriaged ids, triage entries without a finding, ERROR false positives."""
+	ids = [f.id for f in result.findings] + [p.id for p in result.parse_failures]
+	untriaged = [i for i in ids if i not in triage]
+	stale = sorted(set(triage) - set(ids))
+	fps = [f for f in result.findings if f.severity is Severity.ERROR and
+	       f.id in triage and triage[f.id].verdict is Verdict.FALSE_POSITIVE]
+	return untriaged, stale, fps
+
+
+def new_findings(result: CheckResult, baseline: Path) -> list[Finding]:
+	"""Findings whose id is not in an earlier findings.json."""
+	try:
+		old = {f.id for f in check.findings_from_json(baseline.read_text())}
+	except (OSError, ValueError, KeyError) as e:
+		raise UsageError(f'{baseline}: not a findings.json of an earlier report ({e})') from e
+	return [f for f in result.findings if f.id not in old]
+
+
+def run_report(runner: Runner, request: ReportRequest,
+	       progress: Optional[Callable[[str], None]] = None) -> ReportResult:
+	start = time.monotonic()
+	version = kernel_version(request.kdir)
+	out = request.out or REPORTS / f'linux-{version}'
+	triage_path = request.triage or out / 'triage.json'
+	triage = load_triage(triage_path)
+	result = check.run_check(runner, CheckRequest(paths=[request.kdir], cocci=request.cocci,
+						      root=request.kdir, jobs=request.jobs),
+				 progress)
+	report = ReportResult(version, out, result, triage)
+	report.untriaged, report.stale, report.error_false_positives = judge(result, triage)
+	if request.baseline:
+		report.new_since_baseline = new_findings(result, request.baseline)
+	report.seconds = time.monotonic() - start
+	if runner.dry_run:
+		return report
+	out.mkdir(parents=True, exist_ok=True)
+	(out / 'report.txt').write_text(check.to_text(result))
+	(out / 'findings.json').write_text(check.to_json(result))
+	(out / 'findings.sarif').write_text(check.to_sarif(result, request.kdir))
+	(out / 'summary.md').write_text(summary(report, tree_state(runner, request.kdir),
+						request.jobs))
+	return report
+
+
+def tree_state(runner: Runner, kdir: Path) -> str:
+	"""`git describe` of the tree, or why there is none."""
+	run = runner.run(Command(('git', '--no-optional-locks', 'describe', '--always', '--tags',
+				  '--dirty'), cwd=kdir, mutates=False), Output.CAPTURE, check=False)
+	return run.output.strip() if run.returncode == 0 else 'not a git tree'
+
+
+def _table(header: tuple[str, ...], rows: list[tuple]) -> list[str]:
+	lines = ['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)]
+	lines += ['| ' + ' | '.join(str(c) for c in row) + ' |' for row in rows]
+	return lines
+
+
+def summary(report: ReportResult, state: str, jobs: int) -> str:
+	"""summary.md: counts by class, subsystem and architecture, then every
+	finding with its triage."""
+	result, triage = report.check, report.triage
+	findings = result.findings
+	lines = [f'# scoped_uaccess.cocci on Linux {report.version}', '',
+		 f'Tree: `{state}` (the pristine `baseline` plus the series).  '
+		 f'spatch {result.spatch_version}, {len(result.files)} files that use the '
+		 f'API, {jobs} jobs, {report.seconds:.0f} s wall time.', '',
+		 'Regenerate with `make report`; triage lives in `triage.json`, keyed by '
+		 'the finding id of `findings.json`.', '']
+	verdicts = collections.Counter(triage[f.id].verdict for f in findings if f.id in triage)
+	lines += [f'{len(findings)} findings: '
+		  f'{sum(f.severity is Severity.ERROR for f in findings)} ERROR, '
+		  f'{sum(f.severity is Severity.WARNING for f in findings)} WARNING; '
+		  f'{verdicts[Verdict.REAL_BUG]} real bug(s), '
+		  f'{verdicts[Verdict.HARMLESS]} harmless, '
+		  f'{verdicts[Verdict.FALSE_POSITIVE]} false positive(s) '
+		  f'({len(report.error_false_positives)} at ERROR level).  '
+		  f'{len(result.parse_failures)} block(s) spatch cannot parse.', '']
+	if report.untriaged:
+		lines += [f'**{len(report.untriaged)} finding(s) not triaged: the report is '
+			  'incomplete.**', '']
+
+	lines += ['## By class', '']
+	rows = []
+	for cls in check.CLASSES:
+		of = [f for f in findings if f.cls == cls]
+		v = collections.Counter(triage[f.id].verdict for f in of if f.id in triage)
+		rows.append((cls, sum(f.severity is Severity.ERROR for f in of),
+			     sum(f.severity is Severity.WARNING for f in of),
+			     v[Verdict.REAL_BUG], v[Verdict.HARMLESS], v[Verdict.FALSE_POSITIVE]))
+	lines += _table(('class', 'ERROR', 'WARNING', 'real bug', 'harmless', 'false positive'),
+			rows) + ['']
+
+	for title, key in (('subsystem', subsystem), ('architecture', architecture)):
+		counts = collections.Counter(key(f.file) for f in findings)
+		errors = collections.Counter(key(f.file) for f in findings
+					     if f.severity is Severity.ERROR)
+		lines += [f'## By {title}', '']
+		lines += _table((title, 'findings', 'ERROR'),
+				[(name, counts[name], errors[name]) for name in sorted(counts)]) + ['']
+
+	lines += ['## Findings', '']
+	for cls in check.CLASSES:
+		of = [f for f in findings if f.cls == cls]
+		if not of:
+			continue
+		lines += [f'### {cls}', '']
+		for f in of:
+			t = triage.get(f.id)
+			verdict = f'**{VERDICT_TEXT[t.verdict]}**: {t.reason}' if t else '**NOT TRIAGED**'
+			lines.append(f'- `{f.file}:{f.line}` {f.severity.value}: {f.message}  ')
+			lines.append(f'  `{f.id}` ({architecture(f.file)}) {verdict}')
+		lines.append('')
+
+	lines += ['## Code spatch cannot parse', '']
+	if not result.parse_failures:
+		lines += ['None.', '']
+	for p in result.parse_failures:
+		t = triage.get(p.id)
+		verdict = f'**{VERDICT_TEXT[t.verdict]}**: {t.reason}' if t else '**NOT TRIAGED**'
+		lines.append(f'- `{p.file}:{p.first}-{p.last}` uses {", ".join(p.uses)}  ')
+		lines.append(f'  `{p.id}` {verdict}')
+	lines.append('')
+
+	real = [f for f in findings if f.id in triage and triage[f.id].verdict is Verdict.REAL_BUG]
+	lines += ['## Real bugs', '']
+	lines += [f'- `{f.file}:{f.line}` [{f.cls}] {triage[f.id].reason}' for f in real] or ['None.']
+	lines.append('')
+	if report.stale:
+		lines += ['## Stale triage entries', '',
+			  'No finding has these ids any more; remove them from triage.json:', '']
+		lines += [f'- `{s}`' for s in report.stale] + ['']
+	return '\n'.join(lines)

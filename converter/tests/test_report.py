@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The tree-wide report: triage, counts, summary and the baseline filter."""
+
+import json
+import tempfile
+import unittest
+from pathlib import Path
+
+import support
+from scoped_uaccess import check, report
+from scoped_uaccess.check import Finding, ParseFailure, Severity
+from scoped_uaccess.errors import UsageError
+from scoped_uaccess.report import Triage, Verdict
+
+
+def findings() -> list[Finding]:
+	raw = [Finding('arch/x86/kernel/sys_ia32.c', 157, 1, 16, Severity.ERROR, 'mode-mismatch',
+		       'region begun with user_write_access_begin() on line 138 ended with '
+		       'user_access_end(), not user_write_access_end()'),
+	       Finding('io_uring/net.c', 308, 3, 18, Severity.ERROR, 'range', 'addr'),
+	       Finding('arch/powerpc/kernel/signal_32.c', 505, 2, 8, Severity.WARNING,
+		       'call-in-region', 'call to memset()')]
+	return check.assign_ids(raw, lambda f, n: f'{f}:{n}')
+
+
+def result() -> check.CheckResult:
+	return check.CheckResult(files=['a.c'], findings=findings(), spatch_version='1.1.1',
+				 parse_failures=[ParseFailure('arch/powerpc/kernel/signal_32.c', 1054,
+							      988, 1089, ('unsafe_put_user',))])
+
+
+def full_triage() -> dict[str, Triage]:
+	r = result()
+	t = {f.id: Triage(Verdict.HARMLESS, 'x86 only') for f in r.findings}
+	t[r.parse_failures[0].id] = Triage(Verdict.REVIEWED, 'correct')
+	return t
+
+
+class GroupingTest(unittest.TestCase):
+	def test_subsystem_and_architecture(self) -> None:
+		self.assertEqual('arch/x86', report.subsystem('arch/x86/kernel/sys_ia32.c'))
+		self.assertEqual('kernel/futex', report.subsystem('kernel/futex/core.c'))
+		self.assertEqual('fs', report.subsystem('fs/select.c'))
+		self.assertEqual('x86', report.architecture('arch/x86/kernel/sys_ia32.c'))
+		self.assertEqual('all', report.architecture('fs/select.c'))
+
+
+class TriageTest(unittest.TestCase):
+	def write(self, data: object) -> Path:
+		tmp = tempfile.NamedTemporaryFile('w', suffix='.json', delete=False)
+		json.dump(data, tmp)
+		tmp.close()
+		self.addCleanup(Path(tmp.name).unlink)
+		return Path(tmp.name)
+
+	def test_load(self) -> None:
+		path = self.write({'range-1': {'verdict': 'real-bug', 'reason': 'r', 'at': 'a.c:1'}})
+		self.assertEqual({'range-1': Triage(Verdict.REAL_BUG, 'r', 'a.c:1')},
+				 report.load_triage(path))
+
+	def test_bad_verdict_and_empty_reason(self) -> None:
+		with self.assertRaises(UsageError):
+			report.load_triage(self.write({'x': {'verdict': 'maybe', 'reason': 'r'}}))
+		with self.assertRaises(UsageError):
+			report.load_triage(self.write({'x': {'verdict': 'harmless', 'reason': ' '}}))
+
+	def test_untriaged_stale_and_error_false_positives(self) -> None:
+		r = result()
+		by = {f.cls: f for f in r.findings}
+		t = full_triage()
+		del t[by['range'].id]
+		t['gone-123'] = Triage(Verdict.HARMLESS, 'old')
+		t[by['mode-mismatch'].id] = Triage(Verdict.FALSE_POSITIVE, 'no')
+		t[by['call-in-region'].id] = Triage(Verdict.FALSE_POSITIVE, 'warning only')
+		untriaged, stale, fps = report.judge(r, t)
+		self.assertEqual([by['range'].id], untriaged)
+		self.assertEqual(['gone-123'], stale)
+		self.assertEqual([by['mode-mismatch']], fps)
+
+
+class SummaryTest(unittest.TestCase):
+	def summary(self, triage: dict[str, Triage]) -> str:
+		r = result()
+		rep = report.ReportResult('6.12.118', Path('out'), r, triage)
+		rep.untriaged, rep.stale, rep.error_false_positives = report.judge(r, triage)
+		return report.summary(rep, 'v6.12.118-11-gabc', 2)
+
+	def test_every_finding_with_its_verdict(self) -> None:
+		text = self.summary(full_triage())
+		for f in result().findings:
+			self.assertIn(f'`{f.file}:{f.line}`', text)
+			self.assertIn(f.id, text)
+		self.assertIn('harmless on the architectures it builds for', text)
+		self.assertIn('| mode-mismatch | 1 | 0 | 0 | 1 | 0 |', text)
+		self.assertIn('| arch/powerpc | 1 | 0 |', text)
+		self.assertIn('| x86 | 1 | 1 |', text)
+		self.assertIn('`arch/powerpc/kernel/signal_32.c:988-1089`', text)
+		self.assertNotIn('NOT TRIAGED', text)
+
+	def test_untriaged_is_visible(self) -> None:
+		triage = full_triage()
+		del triage[result().findings[0].id]
+		text = self.summary(triage)
+		self.assertIn('NOT TRIAGED', text)
+		self.assertIn('not triaged: the report is incomplete', text)
+
+
+class BaselineTest(unittest.TestCase):
+	def test_only_new_findings(self) -> None:
+		r = result()
+		old = check.CheckResult(findings=r.findings[1:])
+		with tempfile.NamedTemporaryFile('w', suffix='.json', delete=False) as tmp:
+			tmp.write(check.to_json(old))
+		self.addCleanup(Path(tmp.name).unlink)
+		self.assertEqual([r.findings[0]], report.new_findings(r, Path(tmp.name)))
+
+
+class VersionTest(unittest.TestCase):
+	def test_version_from_makefile(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			Path(d, 'Makefile').write_text('# SPDX\nVERSION = 6\nPATCHLEVEL = 12\n'
+						       'SUBLEVEL = 118\nEXTRAVERSION =\n')
+			self.assertEqual('6.12.118', report.kernel_version(Path(d)))
+
+
+if __name__ == '__main__':
+	unittest.main()
