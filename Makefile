@@ -3,6 +3,8 @@
 #
 #   make                  deps, tree, kunit (gcc); results in build/results/
 #   make test             every gate, with a summary table
+#   make report           scoped_uaccess.cocci over KDIR, triaged: reports/linux-<version>/
+#   make check-cocci      the checker corpus testcases/cocci
 #   make kunit CC=clang-14
 #   make tree FORCE=1     discard a dirty or diverged tree in KDIR
 #
@@ -23,7 +25,8 @@ FORCE_OPT := $(if $(call truthy,$(FORCE)),--force)
 
 # The steps share one kernel tree and build directories: never in parallel.
 .NOTPARALLEL:
-.PHONY: all deps tree kunit negative sparse checkpatch cross bisect unittest test help
+.PHONY: all deps tree kunit negative sparse checkpatch cross bisect unittest test help \
+	report check-cocci
 
 all: deps tree kunit
 	@echo "Results: build/results/kunit-$(CC).log (console) and kunit-$(CC).json (parsed)"
@@ -54,6 +57,12 @@ bisect:
 
 unittest:
 	$(CLI) $(GLOBAL) unittest
+
+report:
+	$(CLI) $(GLOBAL) report --kdir $(KDIR)
+
+check-cocci:
+	$(CLI) $(GLOBAL) check-cocci --kdir $(KDIR)
 
 test:
 	$(CLI) $(GLOBAL) test --kdir $(KDIR) --accel $(ACCEL) $(FORCE_OPT)

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from . import (bisect, checkpatch, cross, deps, expected, gates, kunit_run, negative, paths,
-	       sparse, tree, userspace)
+from . import (bisect, checkpatch, cli_cocci, cross, deps, expected, gates, kunit_run,
+	       negative, paths, sparse, tree, userspace)
 from .command import Command, Runner
 from .errors import ScopedUaccessError, UsageError
 from .gates import Gate, Outcome
@@ -215,6 +215,8 @@ def cmd_test(args: argparse.Namespace, runner: Runner) -> Outcome:
 		Gate('unittest', 'converter Python unit tests failed', with_args(cmd_unittest)),
 		Gate('tree', 'kernel tree could not be prepared', with_args(cmd_tree),
 		     needs=('deps',)),
+		Gate('cocci', 'the checker corpus does not give the expected findings',
+		     with_args(cli_cocci.cmd_check_cocci), needs=('deps',)),
 		*kunit_gates,
 		Gate('negative', 'negative compile tests did not behave',
 		     with_args(cmd_negative, reference=negative.REFERENCE_OBJECT), needs=('tree',)),
@@ -289,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
 		       help='only this architecture (repeatable; default: all)')
 	add('bisect', cmd_bisect, 'build the touched objects at every commit of the series')
 	add('unittest', cmd_unittest, "the converter's own Python unit tests", kdir=False)
+	cli_cocci.add_commands(add)
 	p = add('test', cmd_test, 'every gate: deps unittest tree kunit(x3) negative sparse checkpatch cross bisect')
 	p.add_argument('--force', action='store_true', help='as for `tree`')
 	p.add_argument('--accel', default='auto', choices=[c.value for c in kunit_run.AccelChoice],

@@ -1,0 +1,189 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The checker corpus, testcases/cocci: every case through spatch, the CLI
+and `make coccicheck`, compared with its .expected.
+
+Not named test_*.py: it runs spatch about a hundred times and belongs to
+`make check-cocci`, not to the quick unit tests.  KDIR names the kernel tree
+for `make coccicheck` (default build/linux); without one that test is
+skipped, and says so.
+"""
+
+import json
+import os
+import re
+import sys
+import unittest
+from pathlib import Path
+
+import support
+from scoped_uaccess import check, paths
+from scoped_uaccess.command import Command, Output
+
+CORPUS = support.TESTCASES / 'cocci'
+KDIR = Path(os.environ.get('KDIR', paths.DEFAULT_KDIR))
+CLI = support.CONVERTER / 'scoped-uaccess'
+_EXPECTED = re.compile(r'^(?P<file>[^:]+):(?P<line>\d+): (?P<severity>ERROR|WARNING): '
+		       r'\[(?P<cls>[a-z-]+)\]$')
+
+Key = tuple[int, str, str]	# line, severity, class
+
+
+def cases() -> list[Path]:
+	return sorted(CORPUS.glob('*/*.c'))
+
+
+def expected(case: Path) -> set[Key]:
+	keys = set()
+	for line in case.with_suffix('.expected').read_text().splitlines():
+		m = _EXPECTED.match(line)
+		if not m or m['file'] != case.name:
+			raise ValueError(f'{case.with_suffix(".expected")}: bad line {line!r}')
+		keys.add((int(m['line']), m['severity'], m['cls']))
+	return keys
+
+
+def by_case(findings: list[check.Finding]) -> dict[str, set[Key]]:
+	"""Findings keyed by the case's path relative to the corpus."""
+	got: dict[str, set[Key]] = {}
+	for f in findings:
+		name = f.file.split('testcases/cocci/')[-1]
+		got.setdefault(name, set()).add((f.line, f.severity.value, f.cls))
+	return got
+
+
+class CorpusMixin:
+	got: dict[str, set[Key]] = {}
+
+	def compare(self) -> None:
+		self.assertGreaterEqual(len(cases()), 60)
+		for case in cases():
+			name = str(case.relative_to(CORPUS))
+			with self.subTest(case=name):
+				self.assertEqual(expected(case), self.got.get(name, set()))
+
+
+class SpatchCorpusTest(CorpusMixin, unittest.TestCase):
+	"""Every case through spatch, one run per file, as `check` does."""
+
+	@classmethod
+	def setUpClass(cls) -> None:
+		result = check.run_check(support.quiet_runner(),
+					 check.CheckRequest(paths=[CORPUS], root=CORPUS))
+		cls.result = result
+		cls.got = by_case(result.findings)
+
+	def test_cases(self) -> None:
+		self.compare()
+
+	def test_every_case_parses(self) -> None:
+		self.assertEqual([], self.result.parse_failures)
+
+	def test_every_class_has_three_of_each(self) -> None:
+		for cls in check.CLASSES:
+			with self.subTest(cls=cls):
+				mine = sorted((CORPUS / cls).glob('*.c'))
+				silent = [c for c in mine if not expected(c)]
+				reported = [c for c in mine if any(k[2] == cls for k in expected(c))]
+				self.assertGreaterEqual(len(silent), 3)
+				self.assertGreaterEqual(len(reported), 3)
+
+
+class CliCorpusTest(CorpusMixin, unittest.TestCase):
+	"""The whole corpus through `scoped-uaccess check --format json`."""
+
+	@classmethod
+	def setUpClass(cls) -> None:
+		run = support.quiet_runner().run(
+			Command((sys.executable, str(CLI), 'check', '--format', 'json', str(CORPUS)),
+				cwd=support.REPO, mutates=False), Output.CAPTURE, check=False)
+		cls.command = run
+		cls.got = by_case(check.findings_from_json(run.output))
+
+	def test_cases(self) -> None:
+		self.compare()
+
+	def test_exit_status_is_findings(self) -> None:
+		self.assertEqual(1, self.command.returncode, self.command.stderr)
+
+	def test_single_clean_file_exits_0(self) -> None:
+		case = CORPUS / 'mode-mismatch' / 'ok-shared-label.c'
+		run = support.quiet_runner().run(
+			Command((sys.executable, str(CLI), 'check', str(case)), mutates=False),
+			Output.CAPTURE, check=False)
+		self.assertEqual((0, ''), (run.returncode, run.output))
+
+	def test_usage_error_exits_2(self) -> None:
+		run = support.quiet_runner().run(
+			Command((sys.executable, str(CLI), 'check', '/nonexistent.c'), mutates=False),
+			Output.CAPTURE, check=False)
+		self.assertEqual(2, run.returncode)
+
+
+@unittest.skipUnless((KDIR / 'scripts' / 'coccicheck').is_file(),
+		     f'no kernel tree in {KDIR} for make coccicheck (run make tree)')
+class CoccicheckCorpusTest(CorpusMixin, unittest.TestCase):
+	"""The corpus through the kernel's own `make coccicheck`, as an external
+	module directory (M=), which writes nothing into the tree."""
+
+	@classmethod
+	def setUpClass(cls) -> None:
+		runner = support.quiet_runner()
+		status = Command(('git', '--no-optional-locks', 'status', '--porcelain'), cwd=KDIR,
+				 mutates=False)
+		cls.before = runner.run(status, Output.CAPTURE, check=False).output
+		run = runner.run(Command(('make', '-s', 'coccicheck', 'MODE=report',
+					  f'COCCI={check.COCCI}', f'M={CORPUS}'), cwd=KDIR,
+					 mutates=False), Output.CAPTURE, check=False)
+		cls.command = run
+		cls.after = runner.run(status, Output.CAPTURE, check=False).output
+		cls.got = by_case(check.parse_report(run.output))
+
+	def test_cases(self) -> None:
+		self.assertEqual(0, self.command.returncode, self.command.stderr)
+		self.compare()
+
+	def test_tree_untouched(self) -> None:
+		self.assertEqual(self.before, self.after)
+
+
+class ModesTest(unittest.TestCase):
+	"""patch fixes only an unambiguous mismatch; context and org point at
+	the findings."""
+
+	def spatch(self, mode: str, case: str) -> str:
+		path = CORPUS / case
+		run = support.quiet_runner().run(
+			Command(('spatch', '--very-quiet', '-D', mode, '--sp-file', str(check.COCCI),
+				 *check.spatch_options(check.COCCI), path.name), cwd=path.parent,
+				mutates=False), Output.CAPTURE)
+		return run.output
+
+	def test_patch_fixes_the_end(self) -> None:
+		diff = self.spatch('patch', 'mode-mismatch/read-begin-write-end.c')
+		self.assertIn('-\tuser_write_access_end();\n+\tuser_read_access_end();', diff)
+		self.assertEqual(1, diff.count('\n+\t'))
+
+	def test_patch_fixes_the_fault_label(self) -> None:
+		diff = self.spatch('patch', 'mode-mismatch/write-begin-fault-label-rw-end.c')
+		self.assertIn('-\tuser_access_end();\n+\tuser_write_access_end();', diff)
+
+	def test_patch_leaves_an_ambiguous_end(self) -> None:
+		# The label ends a read region correctly and a write region wrongly.
+		self.assertEqual('', self.spatch('patch', 'mode-mismatch/shared-label-wrong-region.c'))
+
+	def test_patch_leaves_correct_code(self) -> None:
+		self.assertEqual('', self.spatch('patch', 'mode-mismatch/ok-masked-prologue.c'))
+
+	def test_context_stars_the_finding(self) -> None:
+		out = self.spatch('context', 'missing-end/return-without-end.c')
+		self.assertIn('-\t\treturn -EINVAL;', out)
+
+	def test_org_lists_the_finding(self) -> None:
+		out = self.spatch('org', 'range/other-pointer.c')
+		self.assertRegex(out, r'\* TODO \[\[view:other-pointer.c::face=ovl-face1::linb=10::')
+		self.assertIn('@(range)', out)
+
+
+if __name__ == '__main__':
+	unittest.main(verbosity=2)
