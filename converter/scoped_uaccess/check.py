@@ -17,6 +17,8 @@ from .command import Command, Output, Runner
 from .errors import CommandFailed, EnvironmentProblem, UsageError
 
 COCCI = paths.REPO / 'cocci' / 'scoped_uaccess.cocci'
+# Parsing hints coccicheck does not have: COMPAT_SYSCALL_DEFINEn().
+MACROS = paths.REPO / 'cocci' / 'kernel-macros.h'
 SPATCH = 'spatch'
 SOURCE_SUFFIXES = ('.c', '.h')
 # What the rule's gate looks for: a file without any of these is not
@@ -33,6 +35,15 @@ API_PATTERN = r'\b(' + '|'.join(API_WORDS) + r')\b'
 # Uses of the API that a parse failure would hide, accessors included.
 _API_USE = re.compile(r'\b(' + '|'.join(API_WORDS) +
 		      r'|get_user_inline|put_user_inline|unsafe_[a-z0-9_]+)\s*\(')
+
+# Files whose functions spatch can only parse with one side of an #ifdef
+# chosen: both sides are checked, one run each, and the findings merged.
+# arch/powerpc/kernel/signal_32.c: swapcontext() has a COMPAT_SYSCALL_DEFINE3
+# and a SYSCALL_DEFINE3 header under #ifdef CONFIG_PPC64 for one body.
+PARSE_VARIANTS: dict[str, tuple[tuple[str, ...], ...]] = {
+	'arch/powerpc/kernel/signal_32.c': (('--defined', 'CONFIG_PPC64'),
+					    ('--undefined', 'CONFIG_PPC64')),
+}
 
 # file:line:col-col: SEVERITY: [class] message, as coccilib.report prints
 _REPORT = re.compile(r'^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+)-(?P<col_end>\d+): '
@@ -183,11 +194,20 @@ def _files_using_api(runner: Runner, directory: Path) -> list[Path]:
 	return found
 
 
-def spatch_command(cocci: Path, file: str, cwd: Path) -> Command:
+def parse_variants(name: str) -> tuple[tuple[str, ...], ...]:
+	"""The spatch runs a file needs: a kernel path matches at any depth."""
+	for path, variants in PARSE_VARIANTS.items():
+		if name == path or name.endswith('/' + path):
+			return variants
+	return ((),)
+
+
+def spatch_command(cocci: Path, file: str, cwd: Path, variant: Sequence[str] = ()) -> Command:
 	"""spatch in report mode on one file: one file per run, so that its
 	parse messages on stderr belong to that file."""
+	hints = ('--macro-file', str(MACROS)) if MACROS.is_file() else ()
 	return Command((SPATCH, '-D', 'report', '--no-show-diff', '--verbose-parsing',
-			'--sp-file', str(cocci), *spatch_options(cocci), file),
+			'--sp-file', str(cocci), *spatch_options(cocci), *hints, *variant, file),
 		       cwd=cwd, mutates=False)
 
 
@@ -302,14 +322,19 @@ def run_check(runner: Runner, request: CheckRequest,
 	done = 0
 
 	def one(name: str) -> tuple[str, list[Finding], list[ParseFailure]]:
-		run = runner.run(spatch_command(request.cocci, name, root), Output.CAPTURE,
-				 check=False)
-		if run.returncode != 0:
-			raise CommandFailed(run.command.shell_line(), run.returncode,
-					    run.stderr or run.output,
-					    'the semantic patch or spatch failed; rerun the command')
 		source = _read_lines(root / name)
-		return name, parse_report(run.output), parse_failures(run.stderr, name, source)
+		findings: set[Finding] = set()
+		failures: set[ParseFailure] = set()
+		for variant in parse_variants(name):
+			run = runner.run(spatch_command(request.cocci, name, root, variant),
+					 Output.CAPTURE, check=False)
+			if run.returncode != 0:
+				raise CommandFailed(run.command.shell_line(), run.returncode,
+						    run.stderr or run.output,
+						    'the semantic patch or spatch failed; rerun the command')
+			findings.update(parse_report(run.output))
+			failures.update(parse_failures(run.stderr, name, source))
+		return name, sorted(findings), sorted(failures)
 
 	with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, request.jobs)) as pool:
 		for name, findings, failures in pool.map(one, names):

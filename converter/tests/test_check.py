@@ -145,6 +145,15 @@ class OptionsTest(unittest.TestCase):
 		self.assertEqual(['--no-includes', '--include-headers'], check.spatch_options(check.COCCI))
 
 
+class VariantsTest(unittest.TestCase):
+	def test_both_sides_of_the_ifdef_at_any_depth(self) -> None:
+		both = check.parse_variants('build/linux/arch/powerpc/kernel/signal_32.c')
+		self.assertEqual(2, len(both))
+		self.assertEqual(both, check.parse_variants('arch/powerpc/kernel/signal_32.c'))
+		self.assertEqual(((),), check.parse_variants('xarch/powerpc/kernel/signal_32.c'))
+		self.assertEqual(((),), check.parse_variants('fs/select.c'))
+
+
 class FindFilesTest(unittest.TestCase):
 	def test_directory_scan_keeps_api_users(self) -> None:
 		corpus = support.TESTCASES / 'cocci'
