@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Runs the tree's scripts/checkpatch.pl --strict over patches/series."""
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,9 @@ CHECKPATCH = Path('scripts/checkpatch.pl')
 # Not --terse: it prints nothing at all, not even totals, for a clean patch.
 OPTIONS = ('--strict', '--show-types', '--no-color')
 COVER_LETTER = '0000-cover-letter.patch'
+# checkpatch runs scripts/spdxcheck.py with the python3 on PATH, which must
+# be Debian's: it needs python3-ply and python3-git.
+SPDXCHECK_ENV = {'PATH': '/usr/bin:' + os.environ.get('PATH', '')}
 _TOTAL = re.compile(r'total: (\d+) errors, (\d+) warnings, (?:(\d+) checks, )?')
 _ISSUE = re.compile(r'^(?P<level>ERROR|WARNING|CHECK):(?P<rest>.*)$')
 _WHERE = re.compile(r"^#\d+: FILE: (?P<where>\S+?):?$")
@@ -70,7 +74,8 @@ def run_checkpatch(runner: Runner, kdir: Path, patches: Path) -> list[PatchResul
 	results = []
 	for patch in series:
 		run = runner.run(Command(('perl', str(CHECKPATCH), *OPTIONS, str(patch.resolve())),
-					 cwd=kdir, mutates=False), Output.CAPTURE, check=False)
+					 cwd=kdir, env=SPDXCHECK_ENV, mutates=False),
+				 Output.CAPTURE, check=False)
 		result = parse_output(patch.name, run.output + run.stderr)
 		counts = f'{result.errors} errors, {result.warnings} warnings, {result.checks} checks'
 		verdict = f'clean ({counts})' if result.clean else counts

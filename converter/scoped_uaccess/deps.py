@@ -9,7 +9,8 @@ from .errors import EnvironmentProblem
 
 # Everything the targets run, in one place. Beyond the brief's list: libc6-dev
 # and perl (kernel builds, checkpatch), xz-utils (the tarball), pkg-config
-# (objtool's libelf flags), qemu-system-data (qboot.rom).
+# (objtool's libelf flags), qemu-system-data (qboot.rom), python3-ply and
+# python3-git (checkpatch's SPDX check, scripts/spdxcheck.py).
 REQUIRED_PACKAGES = (
 	'linux-source-6.12', 'git', 'make', 'gcc', 'libc6-dev', 'perl', 'xz-utils',
 	'bc', 'bison', 'flex', 'libelf-dev', 'libssl-dev', 'pkg-config', 'dwarves',
@@ -18,7 +19,7 @@ REQUIRED_PACKAGES = (
 	'gcc-arm-linux-gnueabihf', 'gcc-aarch64-linux-gnu',
 	'gcc-powerpc64le-linux-gnu', 'gcc-riscv64-linux-gnu',
 	'qemu-system-x86', 'qemu-system-data', 'busybox-static',
-	'sparse', 'coccinelle', 'python3', 'python3-jsonschema',
+	'sparse', 'coccinelle', 'python3', 'python3-jsonschema', 'python3-ply', 'python3-git',
 )
 
 
