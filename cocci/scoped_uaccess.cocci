@@ -10,7 +10,9 @@
 /// unsafe_*(..., label) jumps to label on a fault; every path-based check
 /// below follows that jump.
 ///
-/// Each message starts with ERROR: or WARNING: and carries a class tag:
+/// Each message starts with ERROR: or WARNING:, a class tag and the function:
+///   file:line:col-col: ERROR: [class] function(): what is wrong
+/// The classes:
 ///  [mode-mismatch]   region begun in one mode, ended in another
 ///  [accessor-mode]   put/copy-to in a read region, get/copy-from in a
 ///                    write region, read-modify-write outside a rw region
@@ -256,7 +258,7 @@ def finding(p, severity, cls, msg):
 	"""Records one finding at position p (a Coccinelle position)."""
 	k = (p.file, int(p.line), int(p.column), cls)
 	if k not in FINDINGS:
-		FINDINGS[k] = (p, '%s: [%s] %s' % (severity, cls, msg))
+		FINDINGS[k] = (p, '%s: [%s] %s(): %s' % (severity, cls, p.current_element, msg))
 
 NO_NAME = '__scoped_uaccess_no_name'
 
@@ -1303,8 +1305,8 @@ pe << end_entry.pe;
 # ending the region of its caller, like the cleanup of a scope.
 if pe[0].current_element in BEGUN:
 	finding(pe[0], 'ERROR', 'end-without-begin',
-		'%s() reachable from the start of %s() with no region begun'
-		% (e, pe[0].current_element))
+		'%s() reachable from the start of the function with no region begun'
+		% e)
 
 @end_after_end depends on api_call || api_scope exists@
 identifier e1 = {user_access_end, user_rw_access_end, user_read_access_end,
@@ -1442,8 +1444,8 @@ pa << acc_entry.pa;
 if is_accessor(a) and key(pa[0]) not in IN_SCOPE and \
    pa[0].current_element in MANAGED:
 	finding(pa[0], 'ERROR', 'access-outside-region',
-		'%s() reachable from the start of %s() with no region begun'
-		% (a, pa[0].current_element))
+		'%s() reachable from the start of the function with no region begun'
+		% a)
 
 @acc_after_end depends on api_call || api_scope exists@
 identifier e = {user_access_end, user_rw_access_end, user_read_access_end,
