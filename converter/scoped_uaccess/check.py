@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """scoped_uaccess.cocci over files and directories: its findings as data."""
 
+import collections
 import concurrent.futures
 import enum
 import hashlib
@@ -321,29 +322,37 @@ def run_check(runner: Runner, request: CheckRequest,
 	result.files = names
 	done = 0
 
-	def one(name: str) -> tuple[str, list[Finding], list[ParseFailure]]:
-		source = _read_lines(root / name)
-		findings: set[Finding] = set()
-		failures: set[ParseFailure] = set()
-		for variant in parse_variants(name):
-			run = runner.run(spatch_command(request.cocci, name, root, variant),
-					 Output.CAPTURE, check=False)
-			if run.returncode != 0:
-				raise CommandFailed(run.command.shell_line(), run.returncode,
-						    run.stderr or run.output,
-						    'the semantic patch or spatch failed; rerun the command')
-			findings.update(parse_report(run.output))
-			failures.update(parse_failures(run.stderr, name, source))
-		return name, sorted(findings), sorted(failures)
+	# One task per spatch run; a file with parse variants has several.
+	tasks = [(name, variant) for name in names for variant in parse_variants(name)]
+	remaining = collections.Counter(name for name, _ in tasks)
 
+	def one(task: tuple[str, tuple[str, ...]]) -> tuple[str, list[Finding], list[ParseFailure]]:
+		name, variant = task
+		run = runner.run(spatch_command(request.cocci, name, root, variant),
+				 Output.CAPTURE, check=False)
+		if run.returncode != 0:
+			raise CommandFailed(run.command.shell_line(), run.returncode,
+					    run.stderr or run.output,
+					    'the semantic patch or spatch failed; rerun the command')
+		source = _read_lines(root / name)
+		return name, parse_report(run.output), parse_failures(run.stderr, name, source)
+
+	found: dict[str, set[Finding]] = collections.defaultdict(set)
+	unparsed: dict[str, set[ParseFailure]] = collections.defaultdict(set)
 	with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, request.jobs)) as pool:
-		for name, findings, failures in pool.map(one, names):
+		for name, findings, failures in pool.map(one, tasks):
+			found[name].update(findings)
+			unparsed[name].update(failures)
+			remaining[name] -= 1
+			if remaining[name]:
+				continue
 			done += 1
 			if progress:
-				progress(f'[{done}/{len(names)}] {name}: {len(findings)} finding(s)'
-					 + (f', {len(failures)} unparsed block(s)' if failures else ''))
-			result.findings += findings
-			result.parse_failures += failures
+				progress(f'[{done}/{len(names)}] {name}: {len(found[name])} finding(s)'
+					 + (f', {len(unparsed[name])} unparsed block(s)'
+					    if unparsed[name] else ''))
+			result.findings += found[name]
+			result.parse_failures += unparsed[name]
 	lines: dict[str, list[str]] = {}
 
 	def source_line(file: str, line: int) -> str:
