@@ -5,6 +5,7 @@
 #   make test             every gate, with a summary table
 #   make report           scoped_uaccess.cocci over KDIR, triaged: reports/linux-<version>/
 #   make check-cocci      the checker corpus testcases/cocci
+#   make bench            benchmarks: reports/bench/bench.json and README.md
 #   make kunit CC=clang-14
 #   make tree FORCE=1     discard a dirty or diverged tree in KDIR
 #
@@ -26,7 +27,7 @@ FORCE_OPT := $(if $(call truthy,$(FORCE)),--force)
 # The steps share one kernel tree and build directories: never in parallel.
 .NOTPARALLEL:
 .PHONY: all deps tree kunit negative sparse checkpatch cross bisect unittest test help \
-	report check-cocci
+	report check-cocci bench
 
 all: deps tree kunit
 	@echo "Results: build/results/kunit-$(CC).log (console) and kunit-$(CC).json (parsed)"
@@ -63,6 +64,9 @@ report:
 
 check-cocci:
 	$(CLI) $(GLOBAL) check-cocci --kdir $(KDIR)
+
+bench:
+	$(CLI) $(GLOBAL) bench --kdir $(KDIR) --accel $(ACCEL)
 
 test:
 	$(CLI) $(GLOBAL) test --kdir $(KDIR) --accel $(ACCEL) $(FORCE_OPT)

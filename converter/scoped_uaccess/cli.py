@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from . import (bisect, checkpatch, cli_cocci, cross, deps, expected, gates, kunit_run,
+from . import (bisect, checkpatch, cli_bench, cli_cocci, cross, deps, expected, gates, kunit_run,
 	       negative, paths, sparse, tree, userspace)
 from .command import Command, Runner
 from .errors import ScopedUaccessError, UsageError
@@ -292,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
 	add('bisect', cmd_bisect, 'build the touched objects at every commit of the series')
 	add('unittest', cmd_unittest, "the converter's own Python unit tests", kdir=False)
 	cli_cocci.add_commands(add)
+	cli_bench.add_commands(add)
 	p = add('test', cmd_test, 'every gate: deps unittest tree kunit(x3) negative sparse checkpatch cross bisect')
 	p.add_argument('--force', action='store_true', help='as for `tree`')
 	p.add_argument('--accel', default='auto', choices=[c.value for c in kunit_run.AccelChoice],
