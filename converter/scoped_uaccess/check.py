@@ -133,6 +133,13 @@ class CheckResult:
 		return {cls: sum(1 for f in self.findings if f.cls == cls) for cls in CLASSES}
 
 
+def _size(path: Path) -> int:
+	try:
+		return path.stat().st_size
+	except OSError:
+		return 0
+
+
 def _digest(text: str) -> str:
 	return hashlib.sha1(text.encode()).hexdigest()[:12]
 
@@ -322,8 +329,11 @@ def run_check(runner: Runner, request: CheckRequest,
 	result.files = names
 	done = 0
 
-	# One task per spatch run; a file with parse variants has several.
+	# One task per spatch run; a file with parse variants has several.  The
+	# largest files start first: spatch's time grows with a file's paths, and
+	# a long run started last would leave the other workers idle.
 	tasks = [(name, variant) for name in names for variant in parse_variants(name)]
+	tasks.sort(key=lambda task: -_size(root / task[0]))
 	remaining = collections.Counter(name for name, _ in tasks)
 
 	def one(task: tuple[str, tuple[str, ...]]) -> tuple[str, list[Finding], list[ParseFailure]]:
@@ -340,7 +350,14 @@ def run_check(runner: Runner, request: CheckRequest,
 	found: dict[str, set[Finding]] = collections.defaultdict(set)
 	unparsed: dict[str, set[ParseFailure]] = collections.defaultdict(set)
 	with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, request.jobs)) as pool:
-		for name, findings, failures in pool.map(one, tasks):
+		futures = [pool.submit(one, task) for task in tasks]
+		for future in concurrent.futures.as_completed(futures):
+			try:
+				name, findings, failures = future.result()
+			except BaseException:
+				# spatch failed: report it now, not after the queued runs.
+				pool.shutdown(wait=False, cancel_futures=True)
+				raise
 			found[name].update(findings)
 			unparsed[name].update(failures)
 			remaining[name] -= 1
