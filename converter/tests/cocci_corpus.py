@@ -147,6 +147,39 @@ class CoccicheckCorpusTest(CorpusMixin, unittest.TestCase):
 		self.assertEqual(self.before, self.after)
 
 
+@unittest.skipUnless((KDIR / '.git').exists(), f'no kernel tree in {KDIR} (run make tree)')
+class SeriesFilesTest(unittest.TestCase):
+	"""The files the series changes, as the tree has them, are clean: every
+	finding in them must be triaged in the tree-wide report (a region the
+	conversion left as it was may keep a reviewed WARNING); none may be a
+	false positive or a real bug."""
+
+	@classmethod
+	def setUpClass(cls) -> None:
+		runner = support.quiet_runner()
+		changed = runner.run(Command(('git', '--no-optional-locks', 'diff', '--name-only',
+					      'baseline..HEAD', '--', '*.c', '*.h'),
+					     cwd=KDIR, mutates=False), Output.CAPTURE).output
+		cls.files = [KDIR / name for name in changed.split()]
+		cls.result = check.run_check(runner, check.CheckRequest(
+			paths=cls.files, root=KDIR, jobs=os.cpu_count() or 1))
+		triage = support.REPO / 'reports' / 'linux-6.12.118' / 'triage.json'
+		cls.triage = json.loads(triage.read_text()) if triage.exists() else {}
+
+	def test_checked_the_series_files(self) -> None:
+		self.assertIn('fs/select.c', self.result.files)
+		self.assertIn('arch/x86/include/asm/futex.h', self.result.files)
+
+	def test_every_finding_is_triaged_harmless(self) -> None:
+		bad = [f.text() for f in self.result.findings
+		       if self.triage.get(f.id, {}).get('verdict') != 'harmless']
+		self.assertEqual([], bad, 'findings in files the series changes that are not '
+				 'triaged harmless in reports/linux-6.12.118/triage.json')
+
+	def test_parses(self) -> None:
+		self.assertEqual([], [f.text() for f in self.result.parse_failures])
+
+
 class ModesTest(unittest.TestCase):
 	"""patch fixes only an unambiguous mismatch; context and org point at
 	the findings."""
