@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Thin wrapper: every target calls the CLI, converter/scoped-uaccess.
 #
-#   make                  deps, tree, kunit (gcc); results in build/results/
+#   make                  deps, tree, kunit (gcc), report; results in build/results/
 #   make test             every gate, with a summary table
 #   make report           scoped_uaccess.cocci over KDIR, triaged: reports/linux-<version>/
 #   make check-cocci      the checker corpus testcases/cocci
@@ -29,8 +29,9 @@ FORCE_OPT := $(if $(call truthy,$(FORCE)),--force)
 .PHONY: all deps tree kunit negative sparse checkpatch cross bisect unittest test help \
 	report check-cocci bench
 
-all: deps tree kunit
+all: deps tree kunit report
 	@echo "Results: build/results/kunit-$(CC).log (console) and kunit-$(CC).json (parsed)"
+	@echo "Checker report: reports/linux-6.12.118/summary.md (report.txt, findings.json, findings.sarif)"
 
 deps:
 	$(CLI) $(GLOBAL) deps
