@@ -131,6 +131,15 @@ class FormatTest(unittest.TestCase):
 		self.assertEqual('file:///k/linux/', run['originalUriBaseIds']['SRCROOT']['uri'])
 		self.assertFalse(run['invocations'][0]['executionSuccessful'])
 
+	def test_committed_report_sarif_validates(self) -> None:
+		import jsonschema
+		sarif = support.REPO / 'reports' / 'linux-6.12.118' / 'findings.sarif'
+		log = json.loads(sarif.read_text())
+		schema = json.loads(SARIF_SCHEMA.read_text())
+		jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker()).validate(log)
+		findings = json.loads(sarif.with_name('findings.json').read_text())['findings']
+		self.assertEqual(len(findings), len(log['runs'][0]['results']))
+
 	def test_sarif_schema_rejects_a_bad_log(self) -> None:
 		import jsonschema
 		log = json.loads(check.to_sarif(self.result(), Path('/k/linux')))
