@@ -75,10 +75,10 @@ class BenchRequest:
 	kdir: Path = paths.DEFAULT_KDIR			# the converted tree: its HEAD
 	baseline_tree: Path = paths.BUILD / 'wt-baseline'
 	series_tree: Path = paths.BUILD / 'wt-series'	# moved to kdir's HEAD
-	iterations: int = 20000		# accesses per timed loop
-	repetitions: int = 15		# rounds over all variants, one boot
-	syscall_iterations: int = 5000	# calls per syscall per boot
-	rounds: int = 5			# boot pairs baseline, converted
+	iterations: int = 100000	# accesses per timed loop
+	repetitions: int = 21		# rounds over all variants, one boot
+	syscall_iterations: int = 20000	# calls per syscall per boot
+	rounds: int = 7			# boot pairs baseline, converted
 	sections: tuple[str, ...] = SECTIONS
 	accel: AccelChoice = AccelChoice.AUTO
 	jobs: int = os.cpu_count() or 1
@@ -308,9 +308,17 @@ def git_head(runner: Runner, tree: Path) -> str:
 	return run.output.strip()
 
 
-def update_series_tree(runner: Runner, request: BenchRequest) -> str:
-	"""Moves the series worktree to the converted tree's HEAD; returns it."""
+def prepare_worktrees(runner: Runner, request: BenchRequest) -> str:
+	"""Adds the baseline and series worktrees of KDIR when they are missing
+	(a fresh clone after `make`), moves the series worktree to KDIR's HEAD;
+	returns that commit."""
 	head = git_head(runner, request.kdir)
+	for tree, commit in ((request.baseline_tree, 'baseline'), (request.series_tree, head)):
+		if not tree.exists():
+			runner.run(Command(('git', '-C', str(request.kdir), 'worktree', 'add', '--detach',
+					    str(tree.resolve()), commit)), Output.CAPTURE)
+	if runner.dry_run and not request.series_tree.exists():
+		return head
 	if git_head(runner, request.series_tree) == head:
 		return head
 	dirty = runner.run(Command(('git', '-C', str(request.series_tree), 'status', '--porcelain',
@@ -691,6 +699,9 @@ def converter_argv() -> tuple[Optional[list[str]], str]:
 	argv = ['convert', '--out', str(WORK / 'convert')]
 	if '--core' in options:
 		argv.append('--core')
+	if '--worktree' in options:
+		# Its own scratch worktree: the default one is the converter's.
+		argv += ['--worktree', str(paths.BUILD / 'wt-bench-convert')]
 	return argv, ''
 
 
@@ -787,7 +798,7 @@ def run_bench(runner: Runner, request: BenchRequest) -> dict:
 		'records': {},
 	}
 	if {'syscall', 'access', 'code'} & set(request.sections):
-		data['converted_commit'] = update_series_tree(runner, request)
+		data['converted_commit'] = prepare_worktrees(runner, request)
 	if 'code' in request.sections and 'syscall' not in request.sections and request.build:
 		# The syscall section builds both userspace kernels; code needs them too.
 		_build_userspace_kernels(runner, request)
@@ -962,7 +973,8 @@ def readme(data: dict) -> str:
 			'of other engineers; spatch parses each file once per run, so the floor is '
 			'mostly parsing and the ratio is what the rule itself adds.', '']
 	out += ['## Rerun', '', '    make bench                       # all four sections',
-		'    converter/scoped-uaccess bench --section access --iterations 20000 --repetitions 15',
+		f'    converter/scoped-uaccess bench --section access --iterations {req["iterations"]} '
+		f'--repetitions {req["repetitions"]}',
 		'    converter/scoped-uaccess bench --quick      # a smoke run into build/results/bench/', '']
 	return '\n'.join(out)
 
