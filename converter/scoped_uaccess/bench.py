@@ -78,7 +78,7 @@ class BenchRequest:
 	iterations: int = 100000	# accesses per timed loop
 	repetitions: int = 21		# rounds over all variants, one boot
 	syscall_iterations: int = 20000	# calls per syscall per boot
-	rounds: int = 7			# boot pairs baseline, converted
+	rounds: int = 15		# boot pairs baseline, converted
 	sections: tuple[str, ...] = SECTIONS
 	accel: AccelChoice = AccelChoice.AUTO
 	jobs: int = os.cpu_count() or 1
@@ -670,9 +670,16 @@ virtual report
 
 @floor depends on report@
 expression E1, E2;
+position p;
 @@
 
-user_access_begin(E1, E2)
+user_access_begin@p(E1, E2)
+
+@script:python depends on report@
+p << floor.p;
+@@
+
+pass
 '''
 
 
