@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The conversion driver's pure parts: report lines, subjects, conversion.json,
+commit messages and the comparison of two exports of a series."""
+
+import json
+import unittest
+
+import support  # noqa: F401  (puts the package on sys.path)
+from scoped_uaccess import convert
+
+REPORT = '''\
+fs/readdir.c:224:6: REGION [converted-fault-label] filldir(): scoped_user_write_access_size(dirent, reclen, efault)
+./kernel/exit.c:1780:5: REGION [skip:pointer-modified] kernel_waitid(): infop is assigned in the region
+init_defrag: 12 ms
+arch/x86/kernel/signal_64.c:100:1-17: REGION [converted-masked] restore_sigcontext(): scoped_user_read_access(sc, Efault)
+not a region line: REGION [x] y
+'''
+
+
+class ParseRegionsTest(unittest.TestCase):
+	def test_lines(self) -> None:
+		regions = convert.parse_regions(REPORT)
+		self.assertEqual(['arch/x86/kernel/signal_64.c', 'fs/readdir.c', 'kernel/exit.c'],
+				 [r.file for r in regions])
+		r = regions[1]
+		self.assertEqual((224, 6, 'filldir', 'converted-fault-label'),
+				 (r.line, r.col, r.function, r.tag))
+		self.assertFalse(r.skipped)
+		self.assertEqual('pointer-modified', regions[2].reason)
+		self.assertTrue(regions[2].skipped)
+
+	def test_duplicates_of_two_parse_variants_count_once(self) -> None:
+		self.assertEqual(3, len(convert.parse_regions(REPORT + REPORT)))
+
+
+class PrefixTest(unittest.TestCase):
+	CASES = {
+		'arch/x86/kernel/signal_64.c': 'x86/signal',
+		'arch/x86/kernel/signal_32.c': 'x86/signal',
+		'arch/x86/kernel/sys_ia32.c': 'x86/sys_ia32',
+		'arch/x86/lib/usercopy_64.c': 'x86/lib',
+		'arch/x86/include/asm/checksum_32.h': 'x86/checksum',
+		'arch/x86/kvm/x86.c': 'KVM: x86',
+		'arch/powerpc/kernel/signal_32.c': 'powerpc/signal',
+		'arch/powerpc/kernel/ptrace/ptrace-view.c': 'powerpc/ptrace',
+		'arch/powerpc/include/asm/futex.h': 'powerpc/futex',
+		'arch/arm/kernel/signal.c': 'ARM/signal',
+		'drivers/gpu/drm/i915/gem/i915_gem_execbuffer.c': 'drm/i915/gem',
+		'drivers/gpu/drm/i915/i915_query.c': 'drm/i915',
+		'io_uring/net.c': 'io_uring/net',
+		'fs/readdir.c': 'fs/readdir',
+		'kernel/exit.c': 'exit',
+		'kernel/futex/core.c': 'futex',
+		'lib/strncpy_from_user.c': 'lib/strncpy_from_user',
+		'mm/gup.c': 'mm/gup',
+		'net/core/scm.c': 'net: scm',
+	}
+
+	def test_from_path(self) -> None:
+		for path, prefix in self.CASES.items():
+			with self.subTest(path=path):
+				self.assertEqual(prefix, convert.prefix_from_path(path))
+
+	def test_history_wins_by_majority(self) -> None:
+		subjects = ['select: Convert to scoped user access', 'fs/select: Fix a typo',
+			    'select: Use masked access', 'Merge branch x', 'Linux 6.12.118 (Debian)']
+		self.assertEqual('select', convert.prefix_from_history(subjects))
+
+	def test_history_keeps_two_level_prefixes(self) -> None:
+		self.assertEqual('KVM: x86', convert.prefix_from_history(['KVM: x86: Do a thing']))
+
+	def test_no_history(self) -> None:
+		self.assertIsNone(convert.prefix_from_history(['Linux 6.12.118 (Debian linux-source-6.12)']))
+		self.assertIsNone(convert.prefix_from_history([]))
+
+	def test_groups_one_commit_per_prefix(self) -> None:
+		groups = convert.group_files({'arch/x86/kernel/signal_64.c': 'x86/signal',
+					      'fs/readdir.c': 'fs/readdir',
+					      'arch/x86/kernel/signal_32.c': 'x86/signal'})
+		self.assertEqual([('x86/signal', ['arch/x86/kernel/signal_32.c',
+						  'arch/x86/kernel/signal_64.c']),
+				  ('fs/readdir', ['fs/readdir.c'])], groups)
+
+
+def _entries() -> list[convert.Entry]:
+	regions = convert.parse_regions(REPORT)
+	return [convert.Entry(r, 'skipped' if r.skipped else 'converted', r.reason)
+		for r in regions]
+
+
+class ConversionJsonTest(unittest.TestCase):
+	def test_one_entry_per_region(self) -> None:
+		entries = _entries()
+		entries[0].patch = '0013-x86-signal-Convert-to-scoped-user-access.patch'
+		data = json.loads(convert.conversion_json(entries, {'version': '6.12.118'}))
+		self.assertEqual('6.12.118', data['version'])
+		self.assertEqual(3, len(data['regions']))
+		first, _, skipped = data['regions']
+		self.assertEqual({'file': 'arch/x86/kernel/signal_64.c', 'line': 100,
+				  'function': 'restore_sigcontext', 'status': 'converted',
+				  'shape': 'converted-masked',
+				  'patch': '0013-x86-signal-Convert-to-scoped-user-access.patch'}, first)
+		self.assertEqual('skipped', skipped['status'])
+		self.assertEqual('pointer-modified', skipped['reason'])
+		self.assertNotIn('reason', first)
+
+	def test_summary_counts(self) -> None:
+		text = convert.summary_markdown(_entries(), {'version': '6.12.118'}, ['0013-a.patch'])
+		self.assertIn('3 open-coded regions: 2 converted (67%), 1 skipped.', text)
+		self.assertIn('| skipped | pointer-modified | 1 |', text)
+		self.assertIn('| kernel/exit.c:1780 | kernel_waitid() | pointer-modified |', text)
+
+
+class MessageTest(unittest.TestCase):
+	def test_body(self) -> None:
+		entries = [e for e in _entries() if e.status == 'converted']
+		entries[0].begin, entries[0].scope = 'user_access_begin', 'scoped_user_read_access'
+		entries[1].begin = 'masked_user_access_begin'
+		msg = convert.commit_message('x86/signal', ['arch/x86/kernel/signal_64.c'], entries,
+					     [], 'A U Thor <a@example.org>', 'rules.cocci')
+		lines = msg.splitlines()
+		self.assertEqual('x86/signal: Convert to scoped user access', lines[0])
+		self.assertEqual('', lines[1])
+		self.assertEqual('Signed-off-by: A U Thor <a@example.org>', lines[-1])
+		self.assertIn('  restore_sigcontext(): user_access_begin() -> '
+			      'scoped_user_read_access()', lines)
+		self.assertIn('becomes a read (or write) scope', ' '.join(lines))
+		self.assertTrue(all(len(line) <= 75 for line in lines))
+
+	def test_scopes_paired_in_order(self) -> None:
+		diff = ('--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-\tif (!user_access_begin(p, 4))\n'
+			'+\tscoped_user_write_access_size(p, 4, efault) {\n'
+			'+\tscoped_user_read_access(q, efault) {\n')
+		self.assertEqual(['scoped_user_write_access_size', 'scoped_user_read_access'],
+				 convert.added_scopes(diff))
+		entries = [e for e in _entries() if e.status == 'converted']
+		convert.pair_scopes(entries, convert.added_scopes(diff))
+		self.assertEqual('scoped_user_read_access', entries[1].scope)
+		entries = [e for e in _entries() if e.status == 'converted']
+		convert.pair_scopes(entries, ['scoped_user_rw_access'])
+		self.assertEqual(['', ''], [e.scope for e in entries])
+
+	def test_begin_call(self) -> None:
+		region = convert.Region('f.c', 2, 6, 'f', 'converted-masked')
+		source = ['{', '\tif (!user_write_access_begin(p, 4))', '}']
+		self.assertEqual('user_write_access_begin', convert.begin_call(source, region))
+		source = ['{', '\tif (can_do_masked_user_access())', '}']
+		self.assertEqual('masked_user_access_begin', convert.begin_call(source, region))
+
+
+PATCH_A = '''\
+From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001
+From: A U Thor <a@example.org>
+Date: Thu, 3 Dec 2026 07:00:00 +0000
+Subject: [PATCH 13/14] fs/readdir: Convert to scoped user access
+
+Body.
+
+diff --git a/fs/readdir.c b/fs/readdir.c
+index 1111111..2222222 100644
+--- a/fs/readdir.c
++++ b/fs/readdir.c
+@@ -1 +1 @@
+-old
++new
+-- 
+2.39.5
+
+'''
+
+
+class CompareSeriesTest(unittest.TestCase):
+	def test_hashes_dates_and_version_ignored(self) -> None:
+		b = (PATCH_A.replace('0123456789abcdef', 'fedcba9876543210')
+			    .replace('1111111..2222222', 'aaaaaaa..bbbbbbb')
+			    .replace('07:00:00', '08:12:13').replace('2.39.5', '2.47.0'))
+		self.assertEqual([], convert.compare_series([('0013-a.patch', PATCH_A)],
+							     [('0013-a.patch', b)]))
+
+	def test_content_change_found(self) -> None:
+		b = PATCH_A.replace('+new', '+newer')
+		problems = convert.compare_series([('0013-a.patch', PATCH_A)], [('0013-a.patch', b)])
+		self.assertEqual(1, len(problems))
+		self.assertIn('0013-a.patch', problems[0])
+
+	def test_missing_patch_found(self) -> None:
+		problems = convert.compare_series([('0013-a.patch', PATCH_A)], [])
+		self.assertIn('patch names differ', problems[0])
+
+
+class SeriesSplitTest(unittest.TestCase):
+	def test_marker(self) -> None:
+		lines = ['0001-a.patch', '0002-b.patch', convert.SERIES_MARKER, '0003-c.patch']
+		core, conversions = convert.split_series(lines)
+		self.assertEqual(['0001-a.patch', '0002-b.patch'], core)
+		self.assertEqual(['0003-c.patch'], conversions)
+
+	def test_no_marker_is_all_core(self) -> None:
+		self.assertEqual((['0001-a.patch'], []), convert.split_series(['0001-a.patch']))
+
+
+if __name__ == '__main__':
+	unittest.main()
