@@ -1,0 +1,324 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Validates the conversions: builds, sparse and objtool, and a boot in QEMU.
+
+Every file the conversions touch is compiled for its architecture in a
+configured out-of-tree build (x86_64 natively, i386, arm64, powerpc, arm
+and riscv with Debian's cross compilers), with sparse (C=2).  A warning
+in a touched file fails unless the unconverted tree gives the same one:
+that tree is built only when there is a warning to compare.  An objtool
+UACCESS warning fails always.  Then the converted x86_64 kernel and the
+pristine baseline boot with the userspace syscall tests (userspace.py)
+and must give the same results.
+"""
+
+import collections
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from . import kunit_run, paths, sparse, tree, userspace
+from .command import Command, Output, Runner
+from .errors import CommandFailed, TreeStateError
+
+
+@dataclass(frozen=True)
+class BuildArch:
+	"""One architecture the touched files are compiled for."""
+	name: str
+	arch: str			# ARCH=
+	cross_compile: str		# CROSS_COMPILE= ('' for the native compiler)
+	defconfig: str
+	enable: tuple[str, ...] = ()
+	# IBT makes objtool run on vmlinux.o only; we build single objects.
+	disable: tuple[str, ...] = ()
+	# Touched paths (regex) that only this architecture builds.
+	owns: str = ''
+
+
+ARCHES: dict[str, BuildArch] = {a.name: a for a in (
+	# kvm and i915 are what the conversions touch beyond defconfig.
+	BuildArch('x86_64', 'x86_64', '', 'x86_64_defconfig',
+		  enable=('KVM', 'KVM_INTEL', 'DRM_I915', 'IA32_EMULATION', 'IO_URING'),
+		  disable=('X86_KERNEL_IBT',), owns=r'^arch/x86/'),
+	# Files only a 32-bit x86 kernel builds.
+	BuildArch('i386', 'i386', '', 'i386_defconfig', enable=('VM86', 'X86_LEGACY_VM86'),
+		  owns=r'^arch/x86/(kernel/vm86_32\.c|lib/usercopy_32\.c|lib/checksum_32|'
+		       r'include/asm/checksum_32\.h|include/asm/uaccess_32\.h)'),
+	BuildArch('arm64', 'arm64', 'aarch64-linux-gnu-', 'defconfig', owns=r'^arch/arm64/'),
+	# COMPAT builds signal_32.c on ppc64le too.
+	BuildArch('powerpc', 'powerpc', 'powerpc64le-linux-gnu-', 'ppc64le_defconfig',
+		  enable=('COMPAT',), owns=r'^arch/powerpc/'),
+	BuildArch('arm', 'arm', 'arm-linux-gnueabihf-', 'multi_v7_defconfig', owns=r'^arch/arm/'),
+	BuildArch('riscv', 'riscv', 'riscv64-linux-gnu-', 'defconfig', owns=r'^arch/riscv/'),
+)}
+# Generic files build natively, and on arm64, which has no masked user
+# access: there the scopes take their user_*_access_begin() branch.
+GENERIC_ARCHES = ('x86_64', 'arm64')
+# Headers are compiled through C files that include them.
+HEADER_USERS_GENERIC = ('lib/strncpy_from_user.c', 'lib/strnlen_user.c', 'lib/usercopy.c',
+			'fs/select.c', 'kernel/futex/core.c')
+# The worktrees: the converted HEAD, the unconverted commit (built only to
+# compare warnings), the pristine baseline (booted).
+CONVERTED_TREE = paths.BUILD / 'wt-validate-converted'
+BASE_TREE = paths.BUILD / 'wt-validate-base'
+BASELINE_TREE = paths.BUILD / 'wt-validate-baseline'
+_DIAG = re.compile(r'\b(warning|error):')
+
+
+@dataclass
+class ArchBuild:
+	arch: BuildArch
+	objects: list[str] = field(default_factory=list)
+	new: list[sparse.Diagnostic] = field(default_factory=list)
+	uaccess: list[sparse.Diagnostic] = field(default_factory=list)
+	problems: list[str] = field(default_factory=list)
+	warnings: int = 0		# in the converted build, before the comparison
+	seconds: float = 0.0
+	log: str = ''
+
+	@property
+	def passed(self) -> bool:
+		return not (self.new or self.uaccess or self.problems)
+
+
+@dataclass
+class ValidateResult:
+	base: str = ''
+	touched: list[str] = field(default_factory=list)
+	builds: list[ArchBuild] = field(default_factory=list)
+	boot: list[str] = field(default_factory=list)		# differences and problems
+	boot_summary: str = ''
+	boot_ran: bool = False
+	seconds: dict[str, float] = field(default_factory=dict)
+
+	@property
+	def passed(self) -> bool:
+		return all(b.passed for b in self.builds) and not self.boot
+
+
+def arch_of(path: str) -> list[str]:
+	"""The architectures a touched path is compiled for."""
+	for name in ('i386', *(n for n in ARCHES if n != 'i386')):
+		if ARCHES[name].owns and re.match(ARCHES[name].owns, path):
+			return [name]
+	if path.startswith('arch/'):
+		return []
+	return list(GENERIC_ARCHES)
+
+
+def objects_by_arch(touched: list[str]) -> dict[str, list[str]]:
+	"""What to build where: .c files as objects, headers through their users."""
+	plan: dict[str, set[str]] = collections.defaultdict(set)
+	for path in touched:
+		if path.endswith('.c'):
+			sources = [path]
+		elif path.endswith('.h'):
+			sources = list(sparse.HEADER_USERS.get(path, HEADER_USERS_GENERIC))
+		else:
+			continue
+		for arch in arch_of(path):
+			plan[arch].update(s[:-2] + '.o' for s in sources)
+	return {a: sorted(plan[a]) for a in ARCHES if plan.get(a)}
+
+
+def _make(arch: BuildArch, srctree: Path, out: Path) -> tuple[str, ...]:
+	cross = (f'CROSS_COMPILE={arch.cross_compile}',) if arch.cross_compile else ()
+	return ('make', '-C', str(srctree.resolve()), f'O={out.resolve()}', f'ARCH={arch.arch}',
+		*cross)
+
+
+def configure(runner: Runner, arch: BuildArch, srctree: Path, out: Path) -> None:
+	"""defconfig plus the record's changes; skipped when out is configured
+	for this tree already (kbuild rebuilds what changed)."""
+	stamp = out / '.validate-config'
+	want = f'{srctree.resolve()} {arch.defconfig} {" ".join(arch.enable)} -{" -".join(arch.disable)}\n'
+	if (out / '.config').is_file() and stamp.is_file() and stamp.read_text() == want:
+		return
+	if not runner.dry_run:
+		out.mkdir(parents=True, exist_ok=True)
+	runner.run(Command((*_make(arch, srctree, out), '-s', arch.defconfig)), Output.CAPTURE)
+	changes = [w for s in arch.enable for w in ('--enable', s)]
+	changes += [w for s in arch.disable for w in ('--disable', s)]
+	if changes:
+		runner.run(Command((str(srctree.resolve() / 'scripts/config'), '--file',
+				    str((out / '.config').resolve()), *changes)))
+	runner.run(Command((*_make(arch, srctree, out), '-s', 'olddefconfig')), Output.CAPTURE)
+	if not runner.dry_run:
+		stamp.write_text(want)
+
+
+def build(runner: Runner, arch: BuildArch, srctree: Path, out: Path, objects: list[str],
+	  jobs: int) -> tuple[int, str]:
+	"""Compiles the objects afresh with sparse; returns make's status and output."""
+	for obj in objects:
+		if not runner.dry_run:
+			(out / obj).unlink(missing_ok=True)
+	run = runner.run(Command((*_make(arch, srctree, out), 'C=2', 'CHECK=sparse',
+				  f'--jobs={jobs}', *objects), nice=True), Output.CAPTURE, check=False)
+	return run.returncode, run.output + run.stderr
+
+
+def _touched_diags(diags: list[sparse.Diagnostic], objects: list[str],
+		   touched: list[str]) -> list[sparse.Diagnostic]:
+	"""Diagnostics in the built files and the touched headers: what other
+	headers say is no concern of the conversions."""
+	wanted = {o[:-2] + '.c' for o in objects} | set(objects) | set(touched)
+	return [d for d in diags if d.file in wanted]
+
+
+def validate_builds(runner: Runner, kdir: Path, base_tree: Callable[[], Path],
+		    touched: list[str], jobs: int, say: Callable[[str], None],
+		    only: Optional[list[str]] = None) -> list[ArchBuild]:
+	results = []
+	for name, objects in objects_by_arch(touched).items():
+		if only and name not in only:
+			continue
+		arch = ARCHES[name]
+		result = ArchBuild(arch, objects)
+		start = time.monotonic()
+		out = paths.OUT / f'validate-{name}'
+		say(f'validate: {name}: {arch.defconfig}; {len(objects)} object(s): {" ".join(objects)}')
+		configure(runner, arch, kdir, out)
+		status, log = build(runner, arch, kdir, out, objects, jobs)
+		result.log = log
+		if runner.dry_run:
+			results.append(result)
+			continue
+		if status != 0:
+			result.problems.append(f'make failed with status {status}: ' + next(
+				(line.strip() for line in log.splitlines() if '***' in line or 'error:' in line),
+				'see the log'))
+		diags = _touched_diags(sparse.parse_warnings(log, (kdir,)), objects, touched)
+		result.warnings = len(diags)
+		result.uaccess = [d for d in diags if d.tool == 'objtool' and 'UACCESS' in d.message]
+		if diags:
+			say(f'validate: {name}: {len(diags)} warning(s); building the unconverted tree '
+			    'to compare')
+			base = base_tree()
+			bout = paths.OUT / f'validate-{name}-base'
+			configure(runner, arch, base, bout)
+			_, blog = build(runner, arch, base, bout, objects, jobs)
+			result.log += '\n=== unconverted tree\n' + blog
+			before = _touched_diags(sparse.parse_warnings(blog, (base,)), objects, touched)
+			result.new = sparse.new_warnings(before, diags)
+		result.seconds = time.monotonic() - start
+		verdict = 'PASS' if result.passed else 'FAIL'
+		say(f'validate: {name}: {verdict} ({result.warnings} warning(s) in the touched '
+		    f'files, {len(result.new)} new, {len(result.uaccess)} objtool UACCESS; '
+		    f'{result.seconds:.0f} s)')
+		for d in result.new + result.uaccess:
+			say(f'  {d}')
+		for p in result.problems:
+			say(f'  {p}')
+		results.append(result)
+	return results
+
+
+def _worktree(runner: Runner, kdir: Path, wt: Path, commit: str) -> Path:
+	"""A detached worktree of kdir at commit (kept between runs)."""
+	if not wt.exists():
+		runner.run(Command(('git', 'worktree', 'prune'), cwd=kdir))
+		runner.run(Command(('git', 'worktree', 'add', '-f', '--detach', str(wt.resolve()),
+				    commit), cwd=kdir), Output.CAPTURE)
+		return wt
+	have = runner.run(Command(('git', 'rev-parse', 'HEAD'), cwd=wt, mutates=False),
+			  Output.CAPTURE, check=False).output.strip()
+	want = runner.run(Command(('git', 'rev-parse', f'{commit}^{{commit}}'), cwd=kdir,
+				  mutates=False), Output.CAPTURE).output.strip()
+	if have != want:
+		runner.run(Command(('git', 'checkout', '-q', '-f', '--detach', want), cwd=wt))
+	dirty = runner.run(Command(('git', '--no-optional-locks', 'status', '--porcelain',
+				    '--untracked-files=no'), cwd=wt, mutates=False), Output.CAPTURE).output
+	if dirty.strip():
+		raise TreeStateError(f'the worktree {wt} has local changes',
+				     f'remove {wt}; it is recreated on the next run')
+	return wt
+
+
+def touched_files(runner: Runner, kdir: Path, base: str) -> list[str]:
+	out = runner.run(Command(('git', 'diff', '--name-only', f'{base}..HEAD'), cwd=kdir,
+				 mutates=False), Output.CAPTURE).output
+	return [line.strip() for line in out.splitlines() if line.strip()]
+
+
+def boot_compare(runner: Runner, kdir: Path, baseline_tree: Path, jobs: int,
+		 accel: kunit_run.AccelChoice, result: ValidateResult,
+		 say: Callable[[str], None]) -> None:
+	"""Both kernels with the userspace tests; their results must agree."""
+	runs = {}
+	for name, srctree in (('validate-baseline', baseline_tree), ('converted', kdir)):
+		start = time.monotonic()
+		run = userspace.run_userspace(runner, userspace.UserspaceRequest(
+			kdir=srctree, name=name, accel=accel, jobs=jobs))
+		result.seconds[f'boot {name}'] = time.monotonic() - start
+		say(f'validate: userspace[{name}]: {run.status.value}; build '
+		    f'{run.build_seconds:.0f} s, boot {run.boot_seconds:.0f} s ({run.accelerator.value})')
+		if run.status is not userspace.RunStatus.PASSED:
+			result.boot.append(f'{name}: {run.status.value}: {run.message}')
+		runs[name] = run
+	if runner.dry_run:
+		return
+	result.boot_ran = True
+	consoles = [runs[n].console for n in ('validate-baseline', 'converted')]
+	if any(c is None for c in consoles):
+		return
+	diffs = userspace.compare(consoles[0], consoles[1])
+	result.boot += [f'differs: {d}' for d in diffs]
+	checks = len(consoles[1].checks)
+	kunit = '; '.join(str(s) for s in kunit_run.summarize(consoles[1].kunit))
+	result.boot_summary = (f'{checks} userspace checks and the common KUnit cases compared, '
+			       f'{len(diffs)} difference(s); converted kernel KUnit: {kunit}')
+	say(f'validate: {result.boot_summary}')
+
+
+def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
+		 accel: kunit_run.AccelChoice, boot: bool = True,
+		 only: Optional[list[str]] = None,
+		 say: Optional[Callable[[str], None]] = None) -> ValidateResult:
+	"""Validates kdir's HEAD, the conversions being base..HEAD."""
+	say = say or runner.say
+	tree.require_baseline(runner, kdir)
+	result = ValidateResult(base=base)
+	result.touched = touched_files(runner, kdir, base)
+	# Built from a worktree of its own, at a path that stays the same
+	# whichever tree is validated, so the next build is incremental.
+	head = runner.run(Command(('git', 'rev-parse', 'HEAD'), cwd=kdir, mutates=False),
+			  Output.CAPTURE).output.strip()
+	kdir = _worktree(runner, kdir, CONVERTED_TREE, head)
+	say(f'validate: {len(result.touched)} file(s) touched by {base[:12]}..HEAD: '
+	    f'{" ".join(result.touched)}')
+	holder: list[Path] = []
+
+	def base_tree() -> Path:
+		if not holder:
+			holder.append(_worktree(runner, kdir, BASE_TREE, base))
+		return holder[0]
+	start = time.monotonic()
+	result.builds = validate_builds(runner, kdir, base_tree, result.touched, jobs, say, only)
+	result.seconds['builds'] = time.monotonic() - start
+	if boot:
+		pristine = _worktree(runner, kdir, BASELINE_TREE, tree.BASELINE_TAG)
+		boot_compare(runner, kdir, pristine, jobs, accel, result, say)
+	return result
+
+
+def report(result: ValidateResult) -> str:
+	"""The text of build/results/validate.txt."""
+	lines = [f'conversions: {result.base[:12]}..HEAD, {len(result.touched)} file(s)',
+		 *(f'  {t}' for t in result.touched), '']
+	for b in result.builds:
+		lines.append(f'{"PASS" if b.passed else "FAIL"} build {b.arch.name} '
+			     f'({b.arch.defconfig}): {len(b.objects)} object(s), {b.warnings} '
+			     f'warning(s), {len(b.new)} new, {len(b.uaccess)} objtool UACCESS, '
+			     f'{b.seconds:.0f} s')
+		lines += [f'  {x}' for x in [*map(str, b.new), *map(str, b.uaccess), *b.problems]]
+	if result.boot_ran or result.boot:
+		verdict = 'FAIL' if result.boot else 'PASS'
+		lines.append(f'{verdict} boot: {result.boot_summary}')
+		lines += [f'  {x}' for x in result.boot]
+	lines.append(f'verdict: {"PASS" if result.passed else "FAIL"}')
+	for b in result.builds:
+		lines += ['', f'=== {b.arch.name}', b.log.rstrip()]
+	return '\n'.join(lines) + '\n'

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0
+"""validate: which objects are built for which architecture."""
+
+import unittest
+
+import support  # noqa: F401  (puts the package on sys.path)
+from scoped_uaccess import validate
+
+
+class ValidatePlanTest(unittest.TestCase):
+	def test_objects_by_arch(self) -> None:
+		plan = validate.objects_by_arch([
+			'arch/x86/kernel/signal_64.c', 'arch/x86/kernel/vm86_32.c',
+			'arch/powerpc/kernel/signal_32.c', 'fs/readdir.c',
+			'arch/powerpc/include/asm/futex.h', 'Documentation/x.rst'])
+		self.assertEqual(['arch/x86/kernel/signal_64.o', 'fs/readdir.o'], plan['x86_64'])
+		self.assertEqual(['arch/x86/kernel/vm86_32.o'], plan['i386'])
+		self.assertEqual(['fs/readdir.o'], plan['arm64'])
+		self.assertIn('arch/powerpc/kernel/signal_32.o', plan['powerpc'])
+		self.assertIn('kernel/futex/core.o', plan['powerpc'])
+		self.assertNotIn('arm', plan)
+
+
+
+if __name__ == '__main__':
+	unittest.main()
