@@ -5,6 +5,9 @@
 #   make test             every gate, with a summary table
 #   make report           scoped_uaccess.cocci over KDIR, triaged: reports/linux-<version>/
 #   make check-cocci      the checker corpus testcases/cocci
+#   make convert          the conversion series of KDIR's core series: build/results/convert/
+#   make convert-install  ... and put it into patches/ and reports/linux-<version>/
+#   make validate         build, sparse, objtool and boot the converted KDIR
 #   make bench            benchmarks: reports/bench/bench.json and README.md
 #   make kunit CC=clang-14
 #   make tree FORCE=1     discard a dirty or diverged tree in KDIR
@@ -28,10 +31,14 @@ FORCE_OPT := $(if $(call truthy,$(FORCE)),--force)
 .NOTPARALLEL:
 .PHONY: all deps tree kunit negative sparse checkpatch cross bisect unittest test help \
 	report check-cocci bench
+.PHONY: convert convert-install convert-regen validate
 
-all: deps tree kunit report
+all: deps tree kunit report convert validate
 	@echo "Results: build/results/kunit-$(CC).log (console) and kunit-$(CC).json (parsed)"
 	@echo "Checker report: reports/linux-6.12.118/summary.md (report.txt, findings.json, findings.sarif)"
+	@echo "Conversion: series build/results/convert/*.patch (committed: patches/, after the core series);"
+	@echo "  table build/results/convert/conversion.json, summary.md (committed: reports/linux-6.12.118/conversion.*)"
+	@echo "Validation: build/results/validate.txt; boots build/results/userspace-{validate-baseline,converted}.log"
 
 deps:
 	$(CLI) $(GLOBAL) deps
@@ -68,6 +75,18 @@ check-cocci:
 
 bench:
 	$(CLI) $(GLOBAL) bench --kdir $(KDIR) --accel $(ACCEL)
+
+convert:
+	$(CLI) $(GLOBAL) convert --tree $(KDIR) --core
+
+convert-install:
+	$(CLI) $(GLOBAL) convert --tree $(KDIR) --install
+
+convert-regen:
+	$(CLI) $(GLOBAL) convert-regen --tree $(KDIR)
+
+validate:
+	$(CLI) $(GLOBAL) validate --kdir $(KDIR) --accel $(ACCEL)
 
 test:
 	$(CLI) $(GLOBAL) test --kdir $(KDIR) --accel $(ACCEL) $(FORCE_OPT)

@@ -9,6 +9,7 @@ from typing import Callable, Optional, Sequence
 
 from . import (bisect, checkpatch, cli_bench, cli_cocci, cross, deps, expected, gates, kunit_run,
 	       negative, paths, sparse, tree, userspace)
+from . import cli_convert
 from .command import Command, Runner
 from .errors import ScopedUaccessError, UsageError
 from .gates import Gate, Outcome
@@ -227,6 +228,7 @@ def cmd_test(args: argparse.Namespace, runner: Runner) -> Outcome:
 		     with_args(cmd_cross, arch=None), needs=('tree',)),
 		Gate('bisect', 'a commit of the series does not build cleanly',
 		     with_args(cmd_bisect), needs=('tree', 'kunit-gcc')),
+		*cli_convert.gates(args, with_args),
 	]
 	run = gates.run_gates(pipeline, runner.say)
 	table = gates.summary_table(run)
@@ -292,6 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
 	add('bisect', cmd_bisect, 'build the touched objects at every commit of the series')
 	add('unittest', cmd_unittest, "the converter's own Python unit tests", kdir=False)
 	cli_cocci.add_commands(add)
+	cli_convert.add_commands(add)
 	cli_bench.add_commands(add)
 	p = add('test', cmd_test, 'every gate: deps unittest tree kunit(x3) negative sparse checkpatch cross bisect')
 	p.add_argument('--force', action='store_true', help='as for `tree`')
