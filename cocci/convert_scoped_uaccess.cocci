@@ -91,6 +91,10 @@ ACCESSORS = {
 	'unsafe_copy_vsx_to_user': ('write', 0),
 	'unsafe_copy_fpr_from_user': ('read', 1),
 	'unsafe_copy_vsx_from_user': ('read', 1),
+	'unsafe_copy_ckfpr_to_user': ('write', 0),
+	'unsafe_copy_ckvsx_to_user': ('write', 0),
+	'unsafe_copy_ckfpr_from_user': ('read', 1),
+	'unsafe_copy_ckvsx_from_user': ('read', 1),
 }
 # Calls that are fine in a region: builtins, macros and __always_inline
 # helpers.  ALL_CAPS names are macros and fine as well.
@@ -113,20 +117,27 @@ SCOPE = {'read': 'scoped_user_read_access', 'write': 'scoped_user_write_access',
 
 # ---- per-file facts (reset at the end of each file) ---------------------
 
+class Facts:
+	"""What the rules matched in one file."""
+	def __init__(self):
+		self.begins = {}	# key -> (function, begin name, position)
+		self.stmts = {}		# function -> set of (l0, c0, l1, c1)
+		self.endpos = set()	# (line, col) of every end call
+		self.calls = []		# (function, name, line, col)
+		self.accs = []		# (function, name, args, label, line, col)
+		self.gotos = []		# (function, label, line, col)
+		self.assigns = []	# (function, variable, line, col)
+		self.result = None	# the result of classify(), computed once
+
 def reset():
-	global BEGINS, IFS, STMTS, ENDPOS, CALLS, ACCS, GOTOS, ASSIGNS
-	global RESULT, LINES, FILE
-	BEGINS = {}	# key -> (function, begin name, position)
+	global FACTS, IFS, LINES, FILE
+	FACTS = {}	# file -> Facts; spatch matches all files of a run together
 	IFS = {}	# begin key -> (kind, pointer, size, key of the masked begin)
-	STMTS = {}	# function -> set of (l0, c0, l1, c1)
-	ENDPOS = set()	# (line, col) of every end call
-	CALLS = []	# (function, name, line, col)
-	ACCS = []	# (function, name, args, label, line, col)
-	GOTOS = []	# (function, label, line, col)
-	ASSIGNS = []	# (function, variable, line, col)
-	RESULT = None	# the result of classify(), computed once per file
 	LINES = None
 	FILE = None
+
+def facts(p):
+	return FACTS.setdefault(p.file, Facts())
 
 MODE = set()
 reset()
@@ -148,7 +159,8 @@ class Region:
 	def __init__(self, k, fn, name):
 		self.key, self.fn, self.name = k, fn, name
 		self.tag, self.text = 'skip:unknown-shape', 'not a recognised region'
-		self.stmt = None	# (l0, c0, l1, c1) of the if statement to replace
+		self.stmt = None	# (l0, c0, l1, c1) of the if statement
+		self.anchor = None	# the statement the scope replaces
 		self.remove = set()	# statements of the body, by (l0, c0)
 		self.ends = set()	# end calls to remove outside the body, (line, col)
 		self.head = self.body = None
@@ -302,7 +314,7 @@ def analyse(r, lines, stmts, fnlo, fnhi):
 	else:
 		args = call_args(lines, line, col)
 	if args is not None and len(args) == 2:
-		ptr, size = args
+		ptr, size = flat(args[0]), args[1]
 	ifs = containing_if(stmts, lines, line, col)
 	if ifs is None:
 		return r.skip('unknown-shape', 'no if statement around the begin')
@@ -428,10 +440,21 @@ def analyse(r, lines, stmts, fnlo, fnhi):
 	mode = 'rw' if 'rmw' in modes or modes == {'read', 'write'} else modes.pop()
 	explicit = flat(size).replace(' ', '') not in ('sizeof(*%s)' % ptr, 'sizeof(*(%s))' % ptr)
 	r.iterator = SCOPE[mode] + ('_size' if explicit else '')
-	r.head = ', '.join([ptr] + ([flat(size)] if explicit else []) + [elbl])
-	r.remove = {(s[0], s[1]) for s in body}
+	r.head = head_args(lines[ifs[0] - 1], r.iterator, [ptr] + ([size] if explicit else []) + [elbl])
+	# The scope replaces the last statement of the body, and everything
+	# else goes: spatch then removes whole lines (replacing the if leaves
+	# the indentation of the removed end on a line of its own).
+	# A labelled end stays where it is, as the label must stay outside.
+	if END_STMT.match(flat(text_of(lines, main))) and not LABEL_LINE.match(lines[main[0] - 1]) \
+	   and not re.match(r'^\s*[A-Za-z_]\w*:', lines[main[0] - 1]):
+		r.anchor = main
+		r.ends.discard((main[2], end_in(lines, main)))
+		r.remove = {(s[0], s[1]) for s in body} | {(ifs[0], ifs[1])}
+	else:
+		r.anchor = body[-1]
+		r.remove = {(s[0], s[1]) for s in body[:-1]} | {(ifs[0], ifs[1])}
 	# the body text
-	out = [lines[i - 1] for i in body_lines if i not in inner]
+	out = drop_braces([lines[i - 1] for i in body_lines], [i - body_lines[0] for i in inner])
 	while out and not out[0].strip():
 		out.pop(0)
 	while out and not out[-1].strip():
@@ -455,8 +478,41 @@ def analyse(r, lines, stmts, fnlo, fnhi):
 	else:
 		shape = 'fault-label'
 	r.tag = 'converted-' + shape
-	r.text = '%s() region becomes %s(%s)' % (r.name, r.iterator, r.head)
+	r.text = '%s() region becomes %s(%s)' % (r.name, r.iterator, flat(r.head))
 	return r
+
+def drop_braces(body, inner):
+	"""The body lines without the end calls at indexes inner; an if block
+	left with one statement loses its braces, as in kernel style."""
+	out = list(body)
+	for i in sorted(inner, reverse=True):
+		if 0 < i < len(out) - 2 and re.match(r'^\s*if \(.*\) \{$', out[i - 1]) and \
+		   out[i + 2].strip() == '}' and \
+		   (i + 3 >= len(out) or not out[i + 3].lstrip().startswith('else')) and \
+		   out[i + 1].rstrip().endswith(';') and \
+		   indent(out[i - 1]) == indent(out[i + 2]) and \
+		   (i < 2 or not out[i - 2].rstrip().endswith('}')):
+			out[i - 1] = out[i - 1].rstrip()[:-2]
+			del out[i + 2]
+		del out[i]
+	return out
+
+def indent(line):
+	return len(line) - len(line.lstrip('\t'))
+
+def head_args(ifline, iterator, args):
+	"""The arguments of the scope, wrapped and aligned with the open
+	parenthesis when the line would pass 100 columns."""
+	tabs = indent(ifline)
+	text = ', '.join(flat(a) for a in args)
+	if 8 * tabs + len(iterator) + len(text) + 4 <= 100:
+		return text
+	col = 8 * tabs + len(iterator) + 1
+	q, rem = divmod(col, 8)
+	pad = '\t' * q + ' ' * rem
+	# an argument keeps the line breaks it had in the source
+	return (',\n' + pad).join(('\n' + pad).join(l.strip() for l in a.strip().split('\n'))
+				  for a in args)
 
 def begin_of(k):
 	return k[1], k[2]
@@ -475,7 +531,7 @@ def call_args(lines, line, col):
 		elif text[j] == ')':
 			depth -= 1
 			if depth == 0:
-				return [flat(a) for a in split_args(text[i + 1:j])]
+				return [a for a in split_args(strip_comments(text[i + 1:j]))]
 	return None
 
 def end_in(lines, s):
@@ -513,9 +569,13 @@ def fn_range(lines, stmts):
 
 def classify(file):
 	"""All regions of the file, decided once: key -> Region."""
-	global RESULT
-	if RESULT is not None:
-		return RESULT
+	global BEGINS, STMTS, ENDPOS, CALLS, ACCS, GOTOS, ASSIGNS, END_COL
+	f = FACTS.setdefault(file, Facts())
+	if f.result is not None:
+		return f.result
+	BEGINS, STMTS, ENDPOS, CALLS = f.begins, f.stmts, f.endpos, f.calls
+	ACCS, GOTOS, ASSIGNS = f.accs, f.gotos, f.assigns
+	END_COL = {}
 	lines = source(file)
 	for (l, c) in ENDPOS:
 		END_COL[l] = c
@@ -548,7 +608,7 @@ def classify(file):
 		if not changed:
 			# two regions must not remove the same end unless both convert
 			pass
-	RESULT = regions
+	f.result = regions
 	return regions
 
 def only_from(lines, r, label, conv):
@@ -597,7 +657,7 @@ ITERATORS = ['scoped_user_read_access', 'scoped_user_read_access_size', 'scoped_
 
 def scope_region(p):
 	"""The converted region whose if statement is at p, or None."""
-	hit = [r for r in converted(p) if r.stmt == stmt_of(p)]
+	hit = [r for r in converted(p) if r.anchor == stmt_of(p)]
 	return hit[0] if hit else None
 
 def action(p):
@@ -627,7 +687,7 @@ B@pb(...)
 b << begins.B;
 pb << begins.pb;
 @@
-BEGINS[key(pb[0])] = (pb[0].current_element, b, pb[0])
+facts(pb[0]).begins[key(pb[0])] = (pb[0].current_element, b, pb[0])
 
 @ifplain depends on begins@
 identifier B =~ "^user_(read_|write_|rw_)?access_begin$";
@@ -695,8 +755,8 @@ S@ps
 ps << allst.ps;
 @@
 p = ps[0]
-if p.current_element in {b[0] for b in BEGINS.values()}:
-	STMTS.setdefault(p.current_element, set()).add(
+if p.current_element in {b[0] for b in facts(p).begins.values()}:
+	facts(p).stmts.setdefault(p.current_element, set()).add(
 		(int(p.line), int(p.column), int(p.line_end), int(p.column_end)))
 
 @ends depends on begins@
@@ -708,7 +768,7 @@ END@pe()
 @script:python depends on ends@
 pe << ends.pe;
 @@
-ENDPOS.add((int(pe[0].line), int(pe[0].column)))
+facts(pe[0]).endpos.add((int(pe[0].line), int(pe[0].column)))
 
 @calls depends on begins@
 identifier f;
@@ -720,7 +780,7 @@ f@pc(...)
 f << calls.f;
 pc << calls.pc;
 @@
-CALLS.append((pc[0].current_element, f, int(pc[0].line), int(pc[0].column)))
+facts(pc[0]).calls.append((pc[0].current_element, f, int(pc[0].line), int(pc[0].column)))
 
 @accs depends on begins@
 identifier A =~ "^unsafe_";
@@ -736,7 +796,7 @@ es << accs.ES;
 l << accs.L;
 pa << accs.pa;
 @@
-ACCS.append((pa[0].current_element, a, str(es), l, int(pa[0].line), int(pa[0].column)))
+facts(pa[0]).accs.append((pa[0].current_element, a, str(es), l, int(pa[0].line), int(pa[0].column)))
 
 @gotos depends on begins@
 identifier L;
@@ -748,7 +808,7 @@ goto L@pg;
 l << gotos.L;
 pg << gotos.pg;
 @@
-GOTOS.append((pg[0].current_element, l, int(pg[0].line), int(pg[0].column)))
+facts(pg[0]).gotos.append((pg[0].current_element, l, int(pg[0].line), int(pg[0].column)))
 
 @assigns depends on begins@
 identifier X;
@@ -768,7 +828,7 @@ X@pa--
 x << assigns.X;
 pa << assigns.pa;
 @@
-ASSIGNS.append((pa[0].current_element, x, int(pa[0].line), int(pa[0].column)))
+facts(pa[0]).assigns.append((pa[0].current_element, x, int(pa[0].line), int(pa[0].column)))
 
 // ---- report -------------------------------------------------------------
 
@@ -853,10 +913,9 @@ position q6 : script:python() { action(q6[0]) == 6 };
 
 @finalize:python@
 @@
-lines = []
-if 'report' in MODE and RESULT is not None:
-	for k in sorted(RESULT):
-		lines.append(report_line(RESULT[k]))
-for l in lines:
-	print(l)
+if 'report' in MODE:
+	for file in sorted(FACTS):
+		regions = classify(file)
+		for k in sorted(regions):
+			print(report_line(regions[k]))
 reset()
