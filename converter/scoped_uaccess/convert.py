@@ -51,6 +51,10 @@ CHECKER_ERROR = 'checker-error'		# the checker reports a new ERROR on the result
 NOT_REWRITTEN = 'not-rewritten'		# report said converted, patch mode left it
 CHECKPATCH_DIRTY = 'checkpatch'		# the generated patch is not checkpatch clean
 RULES_DISAGREE = 'rules-disagree'	# patch mode rewrote a region report mode skips
+# The checker on one rewritten file: some take minutes on a loaded machine;
+# one that does not finish is not trusted (reason checker-error).
+CHECK_TIMEOUT = 600
+CHECKER_TIMEOUT = 'checker-timeout'
 
 # FILE:LINE:COL: REGION [tag] FUNCTION(): text  (cocci/README.md)
 _REGION = re.compile(r'^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+)(?:-\d+)?: REGION '
@@ -479,20 +483,52 @@ def _error_keys(findings: Iterable) -> collections.Counter:
 				   for f in findings if f.severity is check.Severity.ERROR)
 
 
-def new_checker_errors(runner: Runner, wt: Path, commit: str, files: list[str], jobs: int,
-		       say: Callable[[str], None]) -> dict[str, list[str]]:
-	"""The checker on the rewritten files; an ERROR (or unparsable block)
-	the unconverted file does not have is a problem of the conversion."""
-	result = check.run_check(runner, check.CheckRequest(paths=[wt / f for f in files],
-							    root=wt, jobs=jobs))
+def _check_files(runner: Runner, root: Path, files: list[str], jobs: int,
+		 timeout: int) -> tuple[dict[str, list], collections.Counter, list[str]]:
+	"""The checker (check.py's spatch command, under `timeout`) on files:
+	ERROR findings and unparsed blocks per file, and the files it did not
+	finish in time."""
+	tasks = [(name, variant) for name in files for variant in check.parse_variants(name)]
+
+	def one(task: tuple[str, tuple[str, ...]]) -> tuple[str, list, int, bool]:
+		name, variant = task
+		command = check.spatch_command(check.COCCI, name, root, variant)
+		run = runner.run(Command(('timeout', str(timeout), *command.argv), cwd=root,
+					 mutates=False), Output.CAPTURE, check=False)
+		# timeout(1)'s status, or spatch's own --timeout.
+		if run.returncode == 124 or 'Common.Timeout' in run.stderr + run.output:
+			return name, [], 0, True
+		if run.returncode != 0:
+			raise CommandFailed(run.command.shell_line(), run.returncode,
+					    run.stderr or run.output, 'the checker failed')
+		source = (root / name).read_text(errors='replace').splitlines()
+		errors = [f for f in check.parse_report(run.output)
+			  if f.severity is check.Severity.ERROR]
+		return name, errors, len(check.parse_failures(run.stderr, name, source)), False
 	errors: dict[str, list] = collections.defaultdict(list)
-	for f in result.findings:
-		if f.severity is check.Severity.ERROR:
-			errors[f.file].append(f)
-	unparsed = collections.Counter(p.file for p in result.parse_failures)
-	flagged = sorted(set(errors) | set(unparsed))
+	unparsed: collections.Counter = collections.Counter()
+	late: list[str] = []
+	for name, found, bad, timed_out in _parallel(jobs, one, tasks):
+		errors[name] += found
+		unparsed[name] += bad
+		if timed_out and name not in late:
+			late.append(name)
+	return errors, unparsed, late
+
+
+def new_checker_errors(runner: Runner, wt: Path, commit: str, files: list[str], jobs: int,
+		       say: Callable[[str], None],
+		       timeout: int = CHECK_TIMEOUT) -> dict[str, list[str]]:
+	"""The checker on the rewritten files; an ERROR (or unparsable block)
+	the unconverted file does not have is a problem of the conversion, and
+	so is a check that does not finish within timeout seconds."""
+	say(f'convert: checking {len(files)} rewritten file(s) with {check.COCCI.name}')
+	errors, unparsed, late = _check_files(runner, wt, files, jobs, timeout)
+	problems: dict[str, list[str]] = {n: [f'the check took more than {timeout} s']
+					  for n in late}
+	flagged = sorted(n for n in files if n not in late and (errors.get(n) or unparsed[n]))
 	if not flagged:
-		return {}
+		return problems
 	# Only now look at the unconverted files: they may have had the ERROR.
 	say(f'convert: the checker reports ERRORs in {" ".join(flagged)}; comparing with '
 	    'the unconverted files')
@@ -502,13 +538,9 @@ def new_checker_errors(runner: Runner, wt: Path, commit: str, files: list[str], 
 			text = runner.run(_git(wt, 'show', f'{commit}:{name}'), Output.CAPTURE).output
 			(root / name).parent.mkdir(parents=True, exist_ok=True)
 			(root / name).write_text(text)
-		before = check.run_check(runner, check.CheckRequest(paths=[root / n for n in flagged],
-								    root=root, jobs=jobs))
-	old_unparsed = collections.Counter(p.file for p in before.parse_failures)
-	problems: dict[str, list[str]] = {}
+		before, old_unparsed, _ = _check_files(runner, root, flagged, jobs, timeout)
 	for name in flagged:
-		new = _error_keys(errors.get(name, [])) - _error_keys(
-			[f for f in before.findings if f.file == name])
+		new = _error_keys(errors.get(name, [])) - _error_keys(before.get(name, []))
 		text = [f'[{cls}] {msg}' for cls, msg in new.elements()]
 		if unparsed[name] > old_unparsed[name]:
 			text.append('spatch cannot parse the result')
@@ -639,7 +671,8 @@ def _convert(runner: Runner, request: ConvertRequest, commit: str, result: Conve
 		for name, text in problems.items():
 			say(f'convert: {name}: dropped, the checker reports: {"; ".join(text)}')
 			runner.run(_git(wt, 'checkout', '-q', '--', name, mutates=True))
-			_skip(entries[name], CHECKER_ERROR)
+			_skip(entries[name], CHECKER_TIMEOUT if text[0].startswith('the check took')
+			      else CHECKER_ERROR)
 		rewritten = [n for n in rewritten if n not in problems]
 	result.patches = commit_and_export(runner, request, wt, commit, rewritten, entries, say)
 	result.entries = [e for name in files for e in entries[name]]
@@ -724,8 +757,12 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 
 
 def meta(request: ConvertRequest, result: ConvertResult, runner: Runner) -> dict:
-	described = runner.run(_git(request.tree, 'describe', '--tags', '--always', result.base),
-			       Output.CAPTURE, check=False).output.strip() or result.base[:12]
+	# Not the commit id: it changes whenever a core patch is amended, and
+	# conversion.json must compare equal after a regeneration.
+	count = runner.run(_git(request.tree, 'rev-list', '--count',
+				f'{tree.BASELINE_TAG}..{result.base}'), Output.CAPTURE, check=False)
+	described = (f'{tree.BASELINE_TAG} + {count.output.strip()} commit(s)'
+		     if count.returncode == 0 else result.base[:12])
 	return {'version': request.version, 'base': described,
 		'rules': str(request.rules.relative_to(paths.REPO)
 			     if paths.REPO in request.rules.resolve().parents else request.rules),
