@@ -273,7 +273,8 @@ def run_access(runner: Runner, request: BenchRequest, record: dict) -> dict:
 					 f'{", missing " + " ".join(missing) if missing else ""})',
 					 f'see {log}')
 	record.update(masked=console.masked, iterations=console.iterations,
-		      repetitions=request.repetitions)
+		      repetitions=request.repetitions,
+		      raw_cycles={f'{v}.{op}': c for (v, op), c in console.cycles.items()})
 	figures = access_figures(console)
 	for variant in figures:
 		for op, entry in figures[variant].items():
@@ -297,7 +298,11 @@ def syscall_figures(samples: dict[str, dict[str, list[float]]]) -> dict:
 		figures[name] = {
 			'baseline_ns': spread(base), 'converted_ns': spread(conv),
 			'ratio': ratios, 'ratio_converted_over_baseline': ratios['median'],
+			# The fastest boot of each kernel is the least disturbed
+			# by whatever else the host runs.
+			'ratio_of_fastest': _round(min(conv) / min(base)) if min(base) else None,
 			'rounds': min(len(base), len(conv)),
+			'samples': {'baseline': base, 'converted': conv},
 		}
 	return figures
 
@@ -687,6 +692,11 @@ def floor_rule(checker: Path) -> str:
 	return FLOOR_RULE.format(options=' '.join(check.spatch_options(checker)))
 
 
+# The converter also checks what it rewrote; some files take the checker
+# minutes.  A benchmark run should end.
+CONVERT_TIMEOUT = 1800
+
+
 def converter_argv() -> tuple[Optional[list[str]], str]:
 	"""The CLI arguments that time the converter, or None and why not.
 
@@ -746,14 +756,17 @@ def run_tools(runner: Runner, request: BenchRequest, record: dict) -> dict:
 		record['convert_note'] = reason
 		runner.say(f'bench[tools]: converter not timed: {reason}')
 	else:
-		command = Command((sys.executable, str(paths.REPO / 'converter' / 'scoped-uaccess'),
-				   *argv), cwd=paths.REPO)
+		command = Command(('timeout', str(CONVERT_TIMEOUT), sys.executable,
+				   str(paths.REPO / 'converter' / 'scoped-uaccess'), *argv), cwd=paths.REPO)
 		run = runner.run(command, Output.CAPTURE, check=False)
 		record['convert_command'] = 'converter/scoped-uaccess ' + ' '.join(
 			_rel(Path(a)) if a.startswith('/') else a for a in argv)
 		if run.returncode == 0:
 			figures['convert_seconds'] = round(run.elapsed, 1)
 			record['convert_note'] = f'`{record["convert_command"]}`'
+		elif run.returncode == 124:
+			record['convert_note'] = (f'`{record["convert_command"]}` did not finish in '
+						  f'{CONVERT_TIMEOUT} s')
 		else:
 			tail = (run.stderr or run.output).strip().splitlines()[-1:] or ['']
 			record['convert_note'] = (f'`{record["convert_command"]}` failed with status '
@@ -819,15 +832,21 @@ def run_bench(runner: Runner, request: BenchRequest) -> dict:
 		data[section] = fn(runner, request, record)
 		record['seconds'] = round(time.monotonic() - start, 1)
 		data['records'][section] = record
-	data['wall_seconds'] = round((datetime.datetime.now(datetime.timezone.utc) - started)
-				     .total_seconds(), 1)
-	if not runner.dry_run:
-		request.out.mkdir(parents=True, exist_ok=True)
-		(request.out / 'bench.json').write_text(json.dumps(data, indent=2, sort_keys=False) + '\n')
-		(request.out / 'README.md').write_text(readme(data))
-		runner.say(f'bench: wrote {_rel(request.out / "bench.json")} and '
-			   f'{_rel(request.out / "README.md")}')
+		# After every section, so that a later failure keeps what was measured.
+		data['wall_seconds'] = round((datetime.datetime.now(datetime.timezone.utc) - started)
+					     .total_seconds(), 1)
+		write_reports(runner, request.out, data)
+	runner.say(f'bench: wrote {_rel(request.out / "bench.json")} and '
+		   f'{_rel(request.out / "README.md")}')
 	return data
+
+
+def write_reports(runner: Runner, out: Path, data: dict) -> None:
+	if runner.dry_run:
+		return
+	out.mkdir(parents=True, exist_ok=True)
+	(out / 'bench.json').write_text(json.dumps(data, indent=2, sort_keys=False) + '\n')
+	(out / 'README.md').write_text(readme(data))
 
 
 def _build_userspace_kernels(runner: Runner, request: BenchRequest) -> None:
@@ -916,16 +935,19 @@ def readme(data: dict) -> str:
 			f'one boot of each kernel, interleaved (baseline, converted, baseline, ...), '
 			f'same QEMU settings, under **{rec.get("accelerator")}**. The ratio is the median '
 			f'over rounds of converted/baseline ns per call within a round; the range is '
-			f'the smallest and largest round.', '',
-			'| syscall | baseline ns/call (median) | converted ns/call (median) | converted/baseline (range) |',
-			'|---|---|---|---|']
+			f'the smallest and largest round; "fastest/fastest" divides the fastest boot '
+			f'of the converted kernel by the fastest of the baseline, the boots least '
+			f'disturbed by the rest of the host.', '',
+			'| syscall | baseline ns/call (median) | converted ns/call (median) | converted/baseline (range) | fastest/fastest |',
+			'|---|---|---|---|---|']
 		for name in SYSCALLS:
 			e = sysc.get(name)
 			if e:
 				r = e['ratio']
 				out.append(f'| {name} | {e["baseline_ns"]["median"]:.0f} | '
 					   f'{e["converted_ns"]["median"]:.0f} | '
-					   f'{r["median"]:.3f} ({r["min"]:.3f}-{r["max"]:.3f}) |')
+					   f'{r["median"]:.3f} ({r["min"]:.3f}-{r["max"]:.3f}) | '
+					   f'{_fmt(e.get("ratio_of_fastest"), 3)} |')
 		kernels = rec.get('kernels', {})
 		out += ['']
 		for kernel in ('baseline', 'converted'):

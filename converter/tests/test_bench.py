@@ -73,6 +73,8 @@ class SyscallTest(unittest.TestCase):
 		self.assertEqual(1.0, e['ratio_converted_over_baseline'])
 		self.assertEqual((0.9, 1.1), (e['ratio']['min'], e['ratio']['max']))
 		self.assertEqual(3, e['rounds'])
+		self.assertEqual(1.0, e['ratio_of_fastest'])
+		self.assertEqual([110.0, 180.0, 100.0], e['samples']['converted'])
 		self.assertNotIn('pselect6', bench.syscall_figures(samples))
 
 
