@@ -731,11 +731,15 @@ IFS[key(pb[0])] = ('inner', str(p), str(n), None)
 @ifpositive depends on begins@
 identifier B =~ "^user_(read_|write_|rw_)?access_begin$";
 expression P, N;
-statement S0;
+statement S0, S1;
 position pb;
 @@
 (
+if (B@pb(P, N)) S0 else S1
+|
 if (B@pb(P, N)) S0
+|
+if (likely(B@pb(P, N))) S0 else S1
 |
 if (likely(B@pb(P, N))) S0
 )
