@@ -32,9 +32,16 @@
 //  matches a whole block, and moving statements one by one drops the
 //  comments before them).  So the rules below match the facts (statements,
 //  begins, ends, calls, accessors, gotos, assignments) with their
-//  positions, classify() decides in Python, and the patch rules remove the
-//  statements of the region by position and add the scope, whose body is
-//  the region's source text, re-indented, given to spatch as an identifier.
+//  positions, classify() decides in Python, and one patch rule removes the
+//  statements of the region by position and puts the scope in place of its
+//  end call, with the source text of the body, re-indented, given to spatch
+//  as an identifier.  The patch is one rule because spatch reparses the
+//  file after every rule that changes it, and positions of the original
+//  would not match any more.  Facts are kept per file, as spatch matches
+//  all files of one run together.
+//  Run it with the options below and --macro-file cocci/kernel-macros.h
+//  (COMPAT_SYSCALL_DEFINEn()); --smpl-spacing keeps kernel spacing in the
+//  scope line.  -D report prints its lines at the end of the run.
 //  Deliberate exclusions (skip reasons, see cocci/README.md): the pointer
 //  modified in the region, a pointer that is not an identifier, accessors
 //  on another pointer, ends not in the begin's block, indexed accessors
@@ -42,7 +49,8 @@
 //  break/continue leaving the region, labels shared with code outside a
 //  converted region, begins tested positively, and anything else.
 //  Known false negatives (regions left alone that could be converted):
-//  a region whose last statement is a block, a begin failure that does
+//  a region whose last statement is a block or that ends in a comment
+//  (rseq, vm86), a begin failure that does
 //  more than one return or goto, fault labels that do more than assign
 //  a local and goto the label that ends the region.
 // Options: --no-includes --include-headers --smpl-spacing

@@ -82,7 +82,7 @@ class ConvertRulesTest(unittest.TestCase):
 		readme = (support.REPO / 'cocci' / 'README.md').read_text()
 		for reason in ('pointer-modified', 'pointer-expression', 'foreign-pointer',
 			       'split-branches', 'masked-range', 'out-of-line-call',
-			       'loop-control', 'positive-begin'):
+			       'loop-control', 'positive-begin', 'shared-label', 'begin-failure'):
 			with self.subTest(reason):
 				self.assertIn(f'`{reason}`', readme)
 				self.assertTrue((GOLDEN / f'skip-{reason}.c').exists())
