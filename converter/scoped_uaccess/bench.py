@@ -261,7 +261,8 @@ def run_access(runner: Runner, request: BenchRequest, record: dict) -> dict:
 	booted = runner.run(boot, Output.LINES, check=False, log=log,
 			    sink=lambda line: None)
 	record.update(accelerator=accelerator.value, accelerator_note=note,
-		      command=boot.shell_line(), log=_rel(log), boot_seconds=round(booted.elapsed, 1))
+		      command=_relative_paths(boot.shell_line()), log=_rel(log),
+		      boot_seconds=round(booted.elapsed, 1))
 	if runner.dry_run:
 		return {}
 	console = parse_access_console(log.read_text(errors='backslashreplace').splitlines())
@@ -694,7 +695,7 @@ def floor_rule(checker: Path) -> str:
 
 # The converter also checks what it rewrote; some files take the checker
 # minutes.  A benchmark run should end.
-CONVERT_TIMEOUT = 1800
+CONVERT_TIMEOUT = 1500
 
 
 def converter_argv() -> tuple[Optional[list[str]], str]:
@@ -761,6 +762,7 @@ def run_tools(runner: Runner, request: BenchRequest, record: dict) -> dict:
 		run = runner.run(command, Output.CAPTURE, check=False)
 		record['convert_command'] = 'converter/scoped-uaccess ' + ' '.join(
 			_rel(Path(a)) if a.startswith('/') else a for a in argv)
+		record['convert_elapsed_seconds'] = round(run.elapsed, 1)
 		if run.returncode == 0:
 			figures['convert_seconds'] = round(run.elapsed, 1)
 			record['convert_note'] = f'`{record["convert_command"]}`'
@@ -769,8 +771,10 @@ def run_tools(runner: Runner, request: BenchRequest, record: dict) -> dict:
 						  f'{CONVERT_TIMEOUT} s')
 		else:
 			tail = (run.stderr or run.output).strip().splitlines()[-1:] or ['']
-			record['convert_note'] = (f'`{record["convert_command"]}` failed with status '
-						  f'{run.returncode}: {tail[0]}')
+			record['convert_error'] = _relative_paths(tail[0])
+			record['convert_note'] = (f'`{record["convert_command"]}` failed after '
+						  f'{run.elapsed:.0f} s with status {run.returncode} '
+						  f'(its error is in bench.json)')
 		runner.say(f'bench[tools]: converter: {record["convert_note"]}, '
 			   f'{figures["convert_seconds"]} s')
 	return figures
@@ -841,6 +845,17 @@ def run_bench(runner: Runner, request: BenchRequest) -> dict:
 	return data
 
 
+def render(out: Path) -> Path:
+	"""Rewrites README.md from the bench.json beside it (after a wording change)."""
+	source = out / 'bench.json'
+	try:
+		data = json.loads(source.read_text())
+	except (OSError, ValueError) as e:
+		raise UsageError(f'cannot read {source}: {e}', 'run `make bench` first') from e
+	(out / 'README.md').write_text(readme(data))
+	return out / 'README.md'
+
+
 def write_reports(runner: Runner, out: Path, data: dict) -> None:
 	if runner.dry_run:
 		return
@@ -859,6 +874,11 @@ def _build_userspace_kernels(runner: Runner, request: BenchRequest) -> None:
 		runner.run(userspace.build_command(ur), Output.LINES,
 			   sink=kunit_run.build_progress(runner.say),
 			   log=paths.RESULTS / f'userspace-{name}-build.log')
+
+
+def _relative_paths(text: str) -> str:
+	"""A command line or message with the repository's paths relative to it."""
+	return text.replace(f'{paths.REPO}/', '')
 
 
 def _rel(path: Path) -> str:
@@ -898,8 +918,9 @@ def readme(data: dict) -> str:
 			f'{rec.get("repetitions")} rounds over all variants in one boot; figures are '
 			f'the median over rounds of cycles per access, with the interquartile range; '
 			f'"net" subtracts the bare loop of the same round, the ratio divides by the '
-			f'open-coded region of the same round. Masked access in the scopes: '
-			f'{rec.get("masked")}.', '',
+			f'open-coded region of the same round. Masked access in the scopes '
+			f'(can_do_masked_user_access()): '
+			f'{ {True: "yes", False: "no"}.get(rec.get("masked"), "unknown")}.', '',
 			'| variant | what | read cycles (IQR) | net | x open-coded | write cycles (IQR) | net | x open-coded |',
 			'|---|---|---|---|---|---|---|---|']
 		for variant in VARIANTS:
@@ -976,9 +997,12 @@ def readme(data: dict) -> str:
 			'|---|---|---|---|---|---|---|---|']
 		for f in code['functions'].values():
 			out.append(f'| {f["object"]} | {f["function"]} | '
-				   f'{"yes" if f["source_changed"] else "no (inlined change)"} | '
+				   f'{"yes" if f["source_changed"] else "no"} | '
 				   f'{f["bytes_before"]} | {f["bytes_after"]} | {f["bytes_delta"]:+d} | '
 				   f'{f["lfence_before"]} | {f["lfence_after"]} |')
+		out += ['', 'A function whose own source the series did not touch ("no") changed '
+			'through a converted helper inlined into it, or through the ASM GOTO wrappers '
+			'of `unsafe_*_user()` that the series adds to the x86 API.']
 		if rec.get('inlined_or_absent'):
 			out += ['', 'Changed in the source but without a symbol of their own (inlined '
 				'into the functions above): ' + ', '.join(rec['inlined_or_absent']) + '.']
@@ -998,6 +1022,8 @@ def readme(data: dict) -> str:
 			f'| checker / floor | {_fmt(tools["checker_over_floor"])} | |',
 			f'| converter | {_fmt(tools["convert_seconds"], 1)} | '
 			f'{rec.get("convert_note", "")} |', '',
+			*([f'The converter\'s error: `{rec["convert_error"]}`', '']
+			  if rec.get('convert_error') else []),
 			'What limits these numbers: wall time on two cores shared with kernel builds '
 			'of other engineers; spatch parses each file once per run, so the floor is '
 			'mostly parsing and the ratio is what the rule itself adds.', '']

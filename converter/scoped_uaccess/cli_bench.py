@@ -16,6 +16,9 @@ QUICK = {'iterations': 200, 'repetitions': 3, 'syscall_iterations': 100, 'rounds
 
 
 def cmd_bench(args: argparse.Namespace, runner: Runner) -> Outcome:
+	if args.render:
+		written = bench.render(args.out or bench.REPORTS)
+		return Outcome(EXIT_OK, f'rewrote {written}')
 	counts = {k: getattr(args, k) for k in QUICK}
 	if args.quick:
 		counts = {k: v if v is not None else QUICK[k] for k, v in counts.items()}
@@ -50,6 +53,8 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	p.add_argument('--quick', action='store_true',
 		       help='tiny counts, no tools section, written to build/results/bench/quick')
 	p.add_argument('--out', type=Path, help='output directory (default reports/bench)')
+	p.add_argument('--render', action='store_true',
+		       help='measure nothing: rewrite README.md from the bench.json in --out')
 	p.add_argument('--baseline-tree', type=Path, default=paths.BUILD / 'wt-baseline',
 		       help='worktree at tag baseline (default build/wt-baseline)')
 	p.add_argument('--series-tree', type=Path, default=paths.BUILD / 'wt-series',

@@ -199,6 +199,21 @@ class ReadmeTest(unittest.TestCase):
 		self.assertIn('scoped read x0.50 of open-coded (TCG)', bench.headline(data))
 
 
+class RenderTest(unittest.TestCase):
+	def test_render_rewrites_readme_from_json(self) -> None:
+		import json
+		import tempfile
+		from pathlib import Path
+		with tempfile.TemporaryDirectory() as tmp:
+			data = {'date': 'd', 'wall_seconds': 1.0, 'host': {}, 'request': {'iterations': 1,
+				'repetitions': 1}, 'records': {}}
+			(Path(tmp) / 'bench.json').write_text(json.dumps(data))
+			self.assertIn('# Benchmarks', bench.render(Path(tmp)).read_text())
+			(Path(tmp) / 'bench.json').write_text('{')
+			with self.assertRaises(bench.UsageError):
+				bench.render(Path(tmp))
+
+
 class CliTest(unittest.TestCase):
 	def test_bench_options(self) -> None:
 		args = cli.build_parser().parse_args(['bench', '--quick', '--section', 'code'])
