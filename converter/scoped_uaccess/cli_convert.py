@@ -83,7 +83,7 @@ def cmd_validate(args: argparse.Namespace, runner: Runner) -> Outcome:
 	base = args.base or convert.core_commit(runner, kdir, args.patches)
 	result = validate.run_validate(runner, kdir, base, args.jobs,
 				       kunit_run.AccelChoice(args.accel), boot=not args.no_boot,
-				       only=args.arch)
+				       only=args.arch, baseline_run=args.baseline_run)
 	if runner.dry_run:
 		return Outcome(EXIT_OK, 'dry run')
 	paths.RESULTS.mkdir(parents=True, exist_ok=True)
@@ -130,6 +130,9 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	p.add_argument('--arch', action='append', choices=sorted(validate.ARCHES),
 		       help='only this architecture (repeatable)')
 	p.add_argument('--no-boot', action='store_true', help='builds only')
+	p.add_argument('--baseline-run', metavar='NAME', help='compare the converted kernel with '
+		       'this existing `userspace` run of a baseline kernel instead of building '
+		       'and booting build/wt-validate-baseline')
 	p.add_argument('--accel', default='auto', choices=[c.value for c in kunit_run.AccelChoice],
 		       help='QEMU accelerator (auto: KVM when usable, else TCG)')
 	p.add_argument('--jobs', type=int, default=os.cpu_count() or 1, help='make jobs')
@@ -157,6 +160,7 @@ def gates(args: argparse.Namespace,
 		     needs=('tree',)),
 		Gate('validate', 'a converted file builds with a new warning, or the converted '
 		     'kernel behaves unlike baseline',
-		     with_args(cmd_validate, base=None, arch=None, no_boot=False, **common),
+		     with_args(cmd_validate, base=None, arch=None, no_boot=False, baseline_run=None,
+			       **common),
 		     needs=('tree',)),
 	]

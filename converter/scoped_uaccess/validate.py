@@ -20,7 +20,7 @@ from typing import Callable, Optional
 
 from . import kunit_run, paths, sparse, tree, userspace
 from .command import Command, Output, Runner
-from .errors import CommandFailed, TreeStateError
+from .errors import CommandFailed, TreeStateError, UsageError
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,7 @@ HEADER_USERS_GENERIC = ('lib/strncpy_from_user.c', 'lib/strnlen_user.c', 'lib/us
 CONVERTED_TREE = paths.BUILD / 'wt-validate-converted'
 BASE_TREE = paths.BUILD / 'wt-validate-base'
 BASELINE_TREE = paths.BUILD / 'wt-validate-baseline'
+BASELINE_RUN = 'validate-baseline'
 _DIAG = re.compile(r'\b(warning|error):')
 
 
@@ -243,12 +244,23 @@ def touched_files(runner: Runner, kdir: Path, base: str) -> list[str]:
 	return [line.strip() for line in out.splitlines() if line.strip()]
 
 
-def boot_compare(runner: Runner, kdir: Path, baseline_tree: Path, jobs: int,
+def boot_compare(runner: Runner, kdir: Path, baseline_tree: Optional[Path], jobs: int,
 		 accel: kunit_run.AccelChoice, result: ValidateResult,
-		 say: Callable[[str], None]) -> None:
-	"""Both kernels with the userspace tests; their results must agree."""
-	runs = {}
-	for name, srctree in (('validate-baseline', baseline_tree), ('converted', kdir)):
+		 say: Callable[[str], None], baseline_run: str = BASELINE_RUN) -> None:
+	"""Both kernels with the userspace tests; their results must agree.
+	Without baseline_tree, the baseline run named baseline_run is reused."""
+	consoles: dict[str, Optional[userspace.Console]] = {}
+	kernels = [('converted', kdir)]
+	if baseline_tree is not None:
+		kernels.insert(0, (baseline_run, baseline_tree))
+	else:
+		log = userspace.results_log(baseline_run)
+		if not log.is_file() and not runner.dry_run:
+			raise UsageError(f'{log} does not exist', 'run `scoped-uaccess userspace '
+					 f'--name {baseline_run}` on a baseline tree, or drop --baseline-run')
+		say(f'validate: baseline: the existing run {log}')
+		consoles[baseline_run] = None if runner.dry_run else userspace.parse_log(log)
+	for name, srctree in kernels:
 		start = time.monotonic()
 		run = userspace.run_userspace(runner, userspace.UserspaceRequest(
 			kdir=srctree, name=name, accel=accel, jobs=jobs))
@@ -257,26 +269,30 @@ def boot_compare(runner: Runner, kdir: Path, baseline_tree: Path, jobs: int,
 		    f'{run.build_seconds:.0f} s, boot {run.boot_seconds:.0f} s ({run.accelerator.value})')
 		if run.status is not userspace.RunStatus.PASSED:
 			result.boot.append(f'{name}: {run.status.value}: {run.message}')
-		runs[name] = run
+		consoles[name] = run.console
 	if runner.dry_run:
 		return
 	result.boot_ran = True
-	consoles = [runs[n].console for n in ('validate-baseline', 'converted')]
-	if any(c is None for c in consoles):
+	baseline, converted = consoles[baseline_run], consoles['converted']
+	if baseline is None or converted is None:
 		return
-	diffs = userspace.compare(consoles[0], consoles[1])
+	for label, console in (('baseline', baseline), ('converted', converted)):
+		result.boot += [f'{label}: {p}' for p in console.problems()[:5]]
+	diffs = userspace.compare(baseline, converted)
 	result.boot += [f'differs: {d}' for d in diffs]
-	checks = len(consoles[1].checks)
-	kunit = '; '.join(str(s) for s in kunit_run.summarize(consoles[1].kunit))
-	result.boot_summary = (f'{checks} userspace checks and the common KUnit cases compared, '
-			       f'{len(diffs)} difference(s); converted kernel KUnit: {kunit}')
+	checks = len(converted.checks)
+	kunit = '; '.join(str(s) for s in kunit_run.summarize(converted.kunit))
+	result.boot_summary = (f'{checks} userspace checks and the common KUnit cases compared '
+			       f'with {baseline_run}, {len(diffs)} difference(s); converted kernel '
+			       f'KUnit: {kunit}')
 	say(f'validate: {result.boot_summary}')
 
 
 def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 		 accel: kunit_run.AccelChoice, boot: bool = True,
 		 only: Optional[list[str]] = None,
-		 say: Optional[Callable[[str], None]] = None) -> ValidateResult:
+		 say: Optional[Callable[[str], None]] = None,
+		 baseline_run: Optional[str] = None) -> ValidateResult:
 	"""Validates kdir's HEAD, the conversions being base..HEAD."""
 	say = say or runner.say
 	tree.require_baseline(runner, kdir)
@@ -299,8 +315,11 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 	result.builds = validate_builds(runner, kdir, base_tree, result.touched, jobs, say, only)
 	result.seconds['builds'] = time.monotonic() - start
 	if boot:
-		pristine = _worktree(runner, kdir, BASELINE_TREE, tree.BASELINE_TAG)
-		boot_compare(runner, kdir, pristine, jobs, accel, result, say)
+		if baseline_run:
+			boot_compare(runner, kdir, None, jobs, accel, result, say, baseline_run)
+		else:
+			pristine = _worktree(runner, kdir, BASELINE_TREE, tree.BASELINE_TAG)
+			boot_compare(runner, kdir, pristine, jobs, accel, result, say)
 	return result
 
 
