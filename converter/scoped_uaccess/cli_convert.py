@@ -31,6 +31,9 @@ def _core_rev(args: argparse.Namespace, runner: Runner) -> tuple[str, int]:
 
 
 def cmd_convert(args: argparse.Namespace, runner: Runner) -> Outcome:
+	if args.install_from:
+		convert.install(args.install_from, args.patches, REPORTS, runner.say)
+		return Outcome(EXIT_OK, f'installed {args.install_from}')
 	rev, start = args.rev, args.start_number
 	if args.core or args.install:
 		if args.rev != 'HEAD':
@@ -41,8 +44,7 @@ def cmd_convert(args: argparse.Namespace, runner: Runner) -> Outcome:
 	if runner.dry_run:
 		return Outcome(EXIT_OK, 'dry run')
 	if args.install:
-		convert.install(_request(args, out, rev, start), result, args.patches, REPORTS,
-				runner.say)
+		convert.install(out, args.patches, REPORTS, runner.say)
 	counts = result.counts()
 	converted = counts.get(('converted', ''), 0)
 	summary = (f'{converted} of {len(result.entries)} regions converted, '
@@ -115,6 +117,8 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 		       'the core part of patches/series, numbering after it')
 	p.add_argument('--install', action='store_true', help='--core, then replace the conversions '
 		       'in patches/ and the table in reports/linux-<version>/')
+	p.add_argument('--install-from', type=Path, metavar='DIR', help='install the output of '
+		       'an earlier --core run without converting again')
 	p.add_argument('--start-number', type=int, default=1, help='number of the first patch')
 	_common(p)
 	p = add('convert-regen', cmd_convert_regen, 'regenerate the conversions of patches/ and '

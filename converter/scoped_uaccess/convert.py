@@ -53,7 +53,7 @@ CHECKPATCH_DIRTY = 'checkpatch'		# the generated patch is not checkpatch clean
 RULES_DISAGREE = 'rules-disagree'	# patch mode rewrote a region report mode skips
 # The checker on one rewritten file: some take minutes on a loaded machine;
 # one that does not finish is not trusted (reason checker-error).
-CHECK_TIMEOUT = 600
+CHECK_TIMEOUT = 300
 CHECKER_TIMEOUT = 'checker-timeout'
 
 # FILE:LINE:COL: REGION [tag] FUNCTION(): text  (cocci/README.md)
@@ -719,7 +719,10 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 			Path(one).unlink()
 			if not checked.clean:
 				say(f'convert: {prefix}: dropped, checkpatch: {"; ".join(checked.issues[:3])}')
-				runner.run(_git(wt, 'reset', '-q', '--hard', 'HEAD~1', mutates=True))
+				# Undo the commit and this group's files only: the other
+				# groups' rewrites are still uncommitted in the worktree.
+				runner.run(_git(wt, 'reset', '-q', 'HEAD~1', mutates=True))
+				runner.run(_git(wt, 'checkout', '-q', 'HEAD', '--', *group, mutates=True))
 				for name in group:
 					_skip(entries[name], CHECKPATCH_DIRTY)
 				continue
@@ -746,6 +749,9 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 			for e in group_entries:
 				if e.status == 'converted':
 					e.patch = by_subject.get(prefix, '')
+				if e.status == 'converted' and not e.patch:
+					# No commit has it: whatever happened, it is not converted.
+					e.status, e.reason = 'skipped', NOT_REWRITTEN
 		request.out.mkdir(parents=True, exist_ok=True)
 		for old in request.out.glob('*.patch'):
 			old.unlink()
@@ -801,25 +807,27 @@ def series_parts(patches: Path) -> SeriesParts:
 	return SeriesParts(_names(core), _names(conv))
 
 
-def install(request: ConvertRequest, result: ConvertResult, patches: Path, reports: Path,
-	    say: Callable[[str], None]) -> None:
-	"""Replaces the conversions part of patches/ with the generated series,
+def install(out: Path, patches: Path, reports: Path, say: Callable[[str], None]) -> None:
+	"""Replaces the conversions part of patches/ with the series in out,
 	and the conversion table in reports/linux-<version>/."""
+	generated = sorted(out.glob('*.patch'))
+	if not (out / 'conversion.json').is_file():
+		raise UsageError(f'{out} holds no conversion', 'run `convert` first')
 	series = patches / 'series'
 	lines = series.read_text().splitlines()
 	core, old = split_series(lines)
 	for name in _names(old):
 		(patches / name).unlink(missing_ok=True)
-	for p in result.patches:
+	for p in generated:
 		shutil.copyfile(p, patches / p.name)
 	new = [*core]
-	if result.patches:
-		new += [SERIES_MARKER, *(p.name for p in result.patches)]
+	if generated:
+		new += [SERIES_MARKER, *(p.name for p in generated)]
 	series.write_text('\n'.join(new) + '\n')
 	reports.mkdir(parents=True, exist_ok=True)
-	shutil.copyfile(request.out / 'conversion.json', reports / 'conversion.json')
-	shutil.copyfile(request.out / 'summary.md', reports / 'conversion.md')
-	say(f'convert: {len(result.patches)} patch(es) installed in {patches} after the '
+	shutil.copyfile(out / 'conversion.json', reports / 'conversion.json')
+	shutil.copyfile(out / 'summary.md', reports / 'conversion.md')
+	say(f'convert: {len(generated)} patch(es) installed in {patches} after the '
 	    f'{len(_names(core))} of the core series; table in {reports}')
 
 

@@ -199,5 +199,31 @@ class SeriesSplitTest(unittest.TestCase):
 		self.assertEqual((['0001-a.patch'], []), convert.split_series(['0001-a.patch']))
 
 
+class InstallTest(unittest.TestCase):
+	def test_replaces_the_conversions_part(self) -> None:
+		import tempfile
+		from pathlib import Path
+		with tempfile.TemporaryDirectory() as tmp:
+			root = Path(tmp)
+			patches, out, reports = root / 'patches', root / 'out', root / 'reports'
+			for d in (patches, out):
+				d.mkdir()
+			(patches / '0001-a.patch').write_text('a')
+			(patches / '0002-old.patch').write_text('old')
+			(patches / 'series').write_text(f'0001-a.patch\n{convert.SERIES_MARKER}\n'
+							'0002-old.patch\n')
+			(out / '0002-new.patch').write_text('new')
+			(out / 'conversion.json').write_text('{}')
+			(out / 'summary.md').write_text('# s')
+			convert.install(out, patches, reports, lambda text: None)
+			self.assertEqual(['0001-a.patch', convert.SERIES_MARKER, '0002-new.patch'],
+					 (patches / 'series').read_text().splitlines())
+			self.assertFalse((patches / '0002-old.patch').exists())
+			self.assertEqual('# s', (reports / 'conversion.md').read_text())
+			parts = convert.series_parts(patches)
+			self.assertEqual((['0001-a.patch'], ['0002-new.patch']),
+					 (parts.core, parts.conversions))
+
+
 if __name__ == '__main__':
 	unittest.main()
