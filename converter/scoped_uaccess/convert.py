@@ -251,13 +251,24 @@ def commit_message(prefix: str, files: list[str], entries: list[Entry],
 	names = ', '.join(f'{f}()' for f in functions)
 	where = ' and '.join(files) if len(files) <= 2 else f'{len(files)} files'
 	n = len(entries)
-	body = [para(f'Replace the {n} open-coded user access region{"s" if n > 1 else ""} '
-		     f'in {names} ({where}) with scoped user access.')]
-	lines = []
+	regions = f'the {n} open-coded user access regions' if n > 1 else \
+		'the open-coded user access region'
+	body = [para(f'Replace {regions} in {names} ({where}) with scoped user access.')]
+	# One line per change of begin into scope, then its functions, so
+	# that no line is longer than checkpatch allows.
+	changes: dict[str, list[str]] = {}
 	for e in entries:
 		old = f'{e.begin}()' if e.begin else 'open-coded region'
 		new = f'{e.scope}()' if e.scope else 'a scope'
-		lines.append(f'  {e.region.function}(): {old} -> {new}')
+		names_of = changes.setdefault(f'{old} -> {new}', [])
+		if f'{e.region.function}()' not in names_of:
+			names_of.append(f'{e.region.function}()')
+	lines = []
+	for change, fns in changes.items():
+		lines.append(f'  {change}:' if len(change) <= 69 else f'  {change.replace(" -> ", chr(10) + "    -> ")}:')
+		lines.append(textwrap.fill(', '.join(fns), width=72, initial_indent='      ',
+					   subsequent_indent='      ', break_on_hyphens=False,
+					   break_long_words=False))
 	body.append('\n'.join(lines))
 	body.append(para(
 		'The scope begins the region and ends it with the matching '

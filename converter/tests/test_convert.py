@@ -122,10 +122,18 @@ class MessageTest(unittest.TestCase):
 		self.assertEqual('x86/signal: Convert to scoped user access', lines[0])
 		self.assertEqual('', lines[1])
 		self.assertEqual('Signed-off-by: A U Thor <a@example.org>', lines[-1])
-		self.assertIn('  restore_sigcontext(): user_access_begin() -> '
-			      'scoped_user_read_access()', lines)
+		self.assertIn('  user_access_begin() -> scoped_user_read_access():', lines)
+		self.assertIn('      restore_sigcontext()', lines)
 		self.assertIn('becomes a read (or write) scope', ' '.join(lines))
 		self.assertTrue(all(len(line) <= 75 for line in lines))
+
+	def test_long_names_wrap(self) -> None:
+		entries = [e for e in _entries() if e.status == 'converted']
+		for e in entries:
+			e.begin, e.scope = 'masked_user_write_access_begin', 'scoped_user_write_access_size'
+		msg = convert.commit_message('fs/readdir', ['fs/readdir.c'], entries, entries,
+					     'A U Thor <a@example.org>', 'convert_scoped_uaccess.cocci')
+		self.assertTrue(all(len(line) <= 75 for line in msg.splitlines()), msg)
 
 	def test_scopes_paired_in_order(self) -> None:
 		diff = ('--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-\tif (!user_access_begin(p, 4))\n'
