@@ -426,14 +426,16 @@ def converted_file(path: str, arch: str = 'x86') -> bool:
 
 
 def conversion_functions(path: Path) -> dict[str, set[str]]:
-	"""File -> functions of the converter's report, when it exists."""
+	"""File -> functions the converter's report marks converted, when it exists
+	(its regions also list the skipped ones)."""
 	if not path.is_file():
 		return {}
 	found: dict[str, set[str]] = {}
 
 	def walk(node) -> None:
 		if isinstance(node, dict):
-			if isinstance(node.get('file'), str) and isinstance(node.get('function'), str):
+			if (isinstance(node.get('file'), str) and isinstance(node.get('function'), str)
+			    and node.get('status', 'converted') == 'converted'):
 				found.setdefault(node['file'], set()).add(node['function'])
 			for value in node.values():
 				walk(value)
@@ -604,7 +606,8 @@ def run_code(runner: Runner, request: BenchRequest, record: dict) -> dict:
 	by_file = {f: names for f, names in changed_functions(diff).items() if converted_file(f)}
 	conversion = paths.REPO / 'reports' / f'linux-{_kernel_version(request.kdir)}' / 'conversion.json'
 	for f, names in conversion_functions(conversion).items():
-		by_file.setdefault(f, set()).update(names)
+		if converted_file(f):
+			by_file.setdefault(f, set()).update(names)
 	sources = {n for names in by_file.values() for n in names}
 	objects = objects_for(by_file, conv_dir)
 	record.update(files=sorted(by_file), objects=objects,
@@ -840,8 +843,9 @@ def run_bench(runner: Runner, request: BenchRequest) -> dict:
 		data['wall_seconds'] = round((datetime.datetime.now(datetime.timezone.utc) - started)
 					     .total_seconds(), 1)
 		write_reports(runner, request.out, data)
-	runner.say(f'bench: wrote {_rel(request.out / "bench.json")} and '
-		   f'{_rel(request.out / "README.md")}')
+	if not runner.dry_run:
+		runner.say(f'bench: wrote {_rel(request.out / "bench.json")} and '
+			   f'{_rel(request.out / "README.md")}')
 	return data
 
 

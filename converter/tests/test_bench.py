@@ -110,6 +110,17 @@ class CodeTest(unittest.TestCase):
 			     'drivers/foo/bar_test.c'):
 			self.assertFalse(bench.converted_file(path), path)
 
+	def test_conversion_json_converted_regions_only(self) -> None:
+		import json
+		import tempfile
+		from pathlib import Path
+		regions = [{'file': 'kernel/exit.c', 'function': 'waitid', 'status': 'converted'},
+			   {'file': 'fs/readdir.c', 'function': 'filldir', 'status': 'skipped'}]
+		with tempfile.TemporaryDirectory() as tmp:
+			path = Path(tmp) / 'conversion.json'
+			path.write_text(json.dumps({'files': 2, 'regions': regions}))
+			self.assertEqual({'kernel/exit.c': {'waitid'}}, bench.conversion_functions(path))
+
 	def test_lfence_per_function_not_in_replacements(self) -> None:
 		disassembly = '''
 Disassembly of section .text:
