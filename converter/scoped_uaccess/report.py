@@ -157,8 +157,31 @@ def run_report(runner: Runner, request: ReportRequest,
 	(out / 'findings.json').write_text(check.to_json(result))
 	(out / 'findings.sarif').write_text(check.to_sarif(result, request.kdir))
 	(out / 'summary.md').write_text(summary(report, tree_state(runner, request.kdir),
-						request.jobs))
+						request.jobs, regenerate_command(request)))
 	return report
+
+
+def regenerate_command(request: ReportRequest) -> str:
+	"""The command that writes this report again."""
+	if (request.out is None and request.triage is None and
+	    request.kdir.resolve() == paths.DEFAULT_KDIR.resolve()):
+		return 'make report'
+	words = ['converter/scoped-uaccess', 'report', '--kdir', str(request.kdir)]
+	if request.out is not None:
+		words += ['--out', str(request.out)]
+	if request.triage is not None:
+		words += ['--triage', str(request.triage)]
+	return ' '.join(words)
+
+
+def describe_tree(state: str) -> str:
+	"""What `git describe` says of a tree made by `make tree`."""
+	if state == 'baseline':
+		return 'the pristine `baseline`'
+	m = re.fullmatch(r'baseline-(\d+)-g[0-9a-f]+', state)
+	if m:
+		return f'the pristine `baseline` plus {m.group(1)} patches of the series'
+	return 'not a tree made by `make tree`'
 
 
 def tree_state(runner: Runner, kdir: Path) -> str:
@@ -174,17 +197,19 @@ def _table(header: tuple[str, ...], rows: list[tuple]) -> list[str]:
 	return lines
 
 
-def summary(report: ReportResult, state: str, jobs: int) -> str:
+def summary(report: ReportResult, state: str, jobs: int,
+	    regenerate: str = 'make report') -> str:
 	"""summary.md: counts by class, subsystem and architecture, then every
 	finding with its triage."""
 	result, triage = report.check, report.triage
 	findings = result.findings
 	lines = [f'# scoped_uaccess.cocci on Linux {report.version}', '',
-		 f'Tree: `{state}` (the pristine `baseline` plus the series).  '
+		 f'Tree: `{state}` ({describe_tree(state)}).  '
 		 f'spatch {result.spatch_version}, {len(result.files)} files that use the '
 		 f'API, {jobs} jobs, {report.seconds:.0f} s wall time.', '',
-		 'Regenerate with `make report`; triage lives in `triage.json`, keyed by '
-		 'the finding id of `findings.json`.', '']
+		 f'Regenerate with `{regenerate}`; the triage is a hand-written JSON file '
+		 '(`triage.json` of the series report), keyed by the finding id of '
+		 '`findings.json`.', '']
 	verdicts = collections.Counter(triage[f.id].verdict for f in findings if f.id in triage)
 	lines += [f'{len(findings)} findings: '
 		  f'{sum(f.severity is Severity.ERROR for f in findings)} ERROR, '
@@ -245,7 +270,10 @@ def summary(report: ReportResult, state: str, jobs: int) -> str:
 	lines += [f'- `{f.file}:{f.line}` [{f.cls}] {triage[f.id].reason}' for f in real] or ['None.']
 	lines.append('')
 	if report.stale:
-		lines += ['## Stale triage entries', '',
-			  'No finding has these ids any more; remove them from triage.json:', '']
-		lines += [f'- `{s}`' for s in report.stale] + ['']
+		lines += ['## Triage entries without a finding in this tree', '',
+			  'The triage file is shared by the trees the report is run on (the pristine',
+			  'baseline, the series); these ids are not found here.  An id that no tree',
+			  'reports any more should be removed from triage.json.', '']
+		lines += [f'- `{s}`: {triage[s].at} ({VERDICT_TEXT[triage[s].verdict]})'
+			  for s in report.stale] + ['']
 	return '\n'.join(lines)

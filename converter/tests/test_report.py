@@ -7,7 +7,7 @@ import unittest
 from pathlib import Path
 
 import support
-from scoped_uaccess import check, report
+from scoped_uaccess import check, paths, report
 from scoped_uaccess.check import Finding, ParseFailure, Severity
 from scoped_uaccess.errors import UsageError
 from scoped_uaccess.report import Triage, Verdict
@@ -122,6 +122,24 @@ class VersionTest(unittest.TestCase):
 						       'SUBLEVEL = 118\nEXTRAVERSION =\n')
 			self.assertEqual('6.12.118', report.kernel_version(Path(d)))
 
+
+
+class ProvenanceTest(unittest.TestCase):
+	def test_tree_description(self) -> None:
+		self.assertEqual('the pristine `baseline`', report.describe_tree('baseline'))
+		self.assertEqual('the pristine `baseline` plus 18 patches of the series',
+				 report.describe_tree('baseline-18-gdf5de7e0c'))
+		self.assertEqual('not a tree made by `make tree`',
+				 report.describe_tree('baseline-18-gdf5de7e0c-dirty'))
+
+	def test_regenerate_command(self) -> None:
+		self.assertEqual('make report', report.regenerate_command(
+			report.ReportRequest(kdir=paths.DEFAULT_KDIR)))
+		self.assertEqual('converter/scoped-uaccess report --kdir build/wt-baseline '
+				 '--out o --triage t.json',
+				 report.regenerate_command(report.ReportRequest(
+					 kdir=Path('build/wt-baseline'), out=Path('o'),
+					 triage=Path('t.json'))))
 
 if __name__ == '__main__':
 	unittest.main()
