@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from . import check, cpio, ktap, kunit_run, paths, userspace
+from . import check, cpio, ktap, kunit_run, paths, tree, userspace
 from .command import Command, Output, Runner
 from .errors import EnvironmentProblem, UsageError
 from .kunit_run import AccelChoice, Accelerator
@@ -319,21 +319,8 @@ def prepare_worktrees(runner: Runner, request: BenchRequest) -> str:
 	(a fresh clone after `make`), moves the series worktree to KDIR's HEAD;
 	returns that commit."""
 	head = git_head(runner, request.kdir)
-	for tree, commit in ((request.baseline_tree, 'baseline'), (request.series_tree, head)):
-		if not tree.exists():
-			runner.run(Command(('git', '-C', str(request.kdir), 'worktree', 'add', '--detach',
-					    str(tree.resolve()), commit)), Output.CAPTURE)
-	if runner.dry_run and not request.series_tree.exists():
-		return head
-	if git_head(runner, request.series_tree) == head:
-		return head
-	dirty = runner.run(Command(('git', '-C', str(request.series_tree), 'status', '--porcelain',
-				    '--untracked-files=no'), mutates=False), Output.CAPTURE)
-	if dirty.output.strip():
-		raise EnvironmentProblem(f'{request.series_tree} has uncommitted changes',
-					 'commit or drop them; the bench moves it to KDIR\'s HEAD')
-	runner.run(Command(('git', '-C', str(request.series_tree), 'checkout', '--quiet',
-			    '--detach', head)))
+	tree.detached_worktree(runner, request.kdir, request.baseline_tree, tree.BASELINE_TAG)
+	tree.detached_worktree(runner, request.kdir, request.series_tree, head)
 	return head
 
 
@@ -345,13 +332,13 @@ def run_syscalls(runner: Runner, request: BenchRequest, record: dict) -> dict:
 	tsc: dict[str, dict[str, list[float]]] = {k: {} for k, _, _ in kernels}
 	record['kernels'] = {}
 	record['boots'] = []
-	for kernel, tree, name in kernels:
-		record['kernels'][kernel] = {'tree': _rel(tree), 'commit': git_head(runner, tree),
+	for kernel, worktree, name in kernels:
+		record['kernels'][kernel] = {'tree': _rel(worktree), 'commit': git_head(runner, worktree),
 					     'build_dir': _rel(paths.OUT / f'user-{name}')}
 	for rnd in range(request.rounds):
-		for kernel, tree, name in kernels:
+		for kernel, worktree, name in kernels:
 			ur = userspace.UserspaceRequest(
-				kdir=tree, name=name, mode=userspace.Mode.BENCH,
+				kdir=worktree, name=name, mode=userspace.Mode.BENCH,
 				iterations=request.syscall_iterations, accel=request.accel,
 				jobs=request.jobs, build=request.build and rnd == 0)
 			runner.say(f'bench[syscall]: round {rnd + 1}/{request.rounds}, {kernel}')
@@ -869,8 +856,8 @@ def write_reports(runner: Runner, out: Path, data: dict) -> None:
 
 
 def _build_userspace_kernels(runner: Runner, request: BenchRequest) -> None:
-	for tree, name in ((request.baseline_tree, 'baseline'), (request.series_tree, 'series')):
-		ur = userspace.UserspaceRequest(kdir=tree, name=name, jobs=request.jobs, build=True)
+	for worktree, name in ((request.baseline_tree, 'baseline'), (request.series_tree, 'series')):
+		ur = userspace.UserspaceRequest(kdir=worktree, name=name, jobs=request.jobs, build=True)
 		if not runner.dry_run:
 			ur.build_dir.mkdir(parents=True, exist_ok=True)
 			shutil.copyfile(ur.config, ur.build_dir / '.config')

@@ -428,3 +428,25 @@ def _am_reason(output: str) -> str:
 			return line.strip()
 	lines = [line for line in output.splitlines() if line.strip()]
 	return lines[0].strip() if lines else 'git am failed'
+
+
+def detached_worktree(runner: Runner, kdir: Path, wt: Path, commit: str) -> Path:
+	"""A detached worktree of kdir at commit, kept between runs: added when
+	missing, moved to commit when elsewhere, refused when it has local changes."""
+	if not wt.exists():
+		runner.run(Command(('git', 'worktree', 'prune'), cwd=kdir))
+		runner.run(Command(('git', 'worktree', 'add', '-f', '--detach', str(wt.resolve()),
+				    commit), cwd=kdir), Output.CAPTURE)
+		return wt
+	have = runner.run(Command(('git', 'rev-parse', 'HEAD'), cwd=wt, mutates=False),
+			  Output.CAPTURE, check=False).output.strip()
+	want = runner.run(Command(('git', 'rev-parse', f'{commit}^{{commit}}'), cwd=kdir,
+				  mutates=False), Output.CAPTURE).output.strip()
+	if have != want:
+		runner.run(Command(('git', 'checkout', '-q', '-f', '--detach', want), cwd=wt))
+	dirty = runner.run(Command(('git', '--no-optional-locks', 'status', '--porcelain',
+				    '--untracked-files=no'), cwd=wt, mutates=False), Output.CAPTURE).output
+	if dirty.strip():
+		raise TreeStateError(f'the worktree {wt} has local changes',
+				     f'remove {wt}; it is recreated on the next run')
+	return wt

@@ -20,7 +20,7 @@ from typing import Callable, Optional
 
 from . import kunit_run, paths, sparse, tree, userspace
 from .command import Command, Output, Runner
-from .errors import CommandFailed, TreeStateError, UsageError
+from .errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -217,27 +217,6 @@ def validate_builds(runner: Runner, kdir: Path, base_tree: Callable[[], Path],
 	return results
 
 
-def _worktree(runner: Runner, kdir: Path, wt: Path, commit: str) -> Path:
-	"""A detached worktree of kdir at commit (kept between runs)."""
-	if not wt.exists():
-		runner.run(Command(('git', 'worktree', 'prune'), cwd=kdir))
-		runner.run(Command(('git', 'worktree', 'add', '-f', '--detach', str(wt.resolve()),
-				    commit), cwd=kdir), Output.CAPTURE)
-		return wt
-	have = runner.run(Command(('git', 'rev-parse', 'HEAD'), cwd=wt, mutates=False),
-			  Output.CAPTURE, check=False).output.strip()
-	want = runner.run(Command(('git', 'rev-parse', f'{commit}^{{commit}}'), cwd=kdir,
-				  mutates=False), Output.CAPTURE).output.strip()
-	if have != want:
-		runner.run(Command(('git', 'checkout', '-q', '-f', '--detach', want), cwd=wt))
-	dirty = runner.run(Command(('git', '--no-optional-locks', 'status', '--porcelain',
-				    '--untracked-files=no'), cwd=wt, mutates=False), Output.CAPTURE).output
-	if dirty.strip():
-		raise TreeStateError(f'the worktree {wt} has local changes',
-				     f'remove {wt}; it is recreated on the next run')
-	return wt
-
-
 def touched_files(runner: Runner, kdir: Path, base: str) -> list[str]:
 	out = runner.run(Command(('git', 'diff', '--name-only', f'{base}..HEAD'), cwd=kdir,
 				 mutates=False), Output.CAPTURE).output
@@ -302,14 +281,14 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 	# whichever tree is validated, so the next build is incremental.
 	head = runner.run(Command(('git', 'rev-parse', 'HEAD'), cwd=kdir, mutates=False),
 			  Output.CAPTURE).output.strip()
-	kdir = _worktree(runner, kdir, CONVERTED_TREE, head)
+	kdir = tree.detached_worktree(runner, kdir, CONVERTED_TREE, head)
 	say(f'validate: {len(result.touched)} file(s) touched by {base[:12]}..HEAD: '
 	    f'{" ".join(result.touched)}')
 	holder: list[Path] = []
 
 	def base_tree() -> Path:
 		if not holder:
-			holder.append(_worktree(runner, kdir, BASE_TREE, base))
+			holder.append(tree.detached_worktree(runner, kdir, BASE_TREE, base))
 		return holder[0]
 	start = time.monotonic()
 	result.builds = validate_builds(runner, kdir, base_tree, result.touched, jobs, say, only)
@@ -318,7 +297,7 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 		if baseline_run:
 			boot_compare(runner, kdir, None, jobs, accel, result, say, baseline_run)
 		else:
-			pristine = _worktree(runner, kdir, BASELINE_TREE, tree.BASELINE_TAG)
+			pristine = tree.detached_worktree(runner, kdir, BASELINE_TREE, tree.BASELINE_TAG)
 			boot_compare(runner, kdir, pristine, jobs, accel, result, say)
 	return result
 
