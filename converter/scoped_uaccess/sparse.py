@@ -10,7 +10,8 @@ from typing import Iterable
 
 from . import paths
 from .command import Command, Output, Runner
-from .errors import CommandFailed, EnvironmentProblem, TreeStateError
+from .errors import CommandFailed, EnvironmentProblem
+from . import tree
 from .tree import BASELINE_TAG, require_baseline
 
 # Headers are checked through C files that include them and use what the
@@ -135,26 +136,7 @@ def worktree_path(kdir: Path) -> Path:
 
 def ensure_worktree(runner: Runner, kdir: Path) -> Path:
 	"""A checkout of baseline beside KDIR, sharing KDIR's git objects."""
-	wt = worktree_path(kdir)
-	if not wt.exists():
-		runner.run(Command(('git', 'worktree', 'prune'), cwd=kdir))
-		runner.run(Command(('git', 'worktree', 'add', '--detach', str(wt.resolve()), BASELINE_TAG),
-				   cwd=kdir), Output.CAPTURE)
-		return wt
-	common = runner.run(Command(('git', 'rev-parse', '--path-format=absolute', '--git-common-dir'),
-				    cwd=wt, mutates=False), Output.CAPTURE, check=False).output.strip()
-	kgit = runner.run(Command(('git', 'rev-parse', '--path-format=absolute', '--git-common-dir'),
-				  cwd=kdir, mutates=False), Output.CAPTURE).output.strip()
-	if Path(common) != Path(kgit):
-		raise TreeStateError(f'{wt} exists but is not a worktree of {kdir}',
-				     f'remove {wt}; it is recreated on the next run')
-	runner.run(Command(('git', 'checkout', '-q', '--detach', BASELINE_TAG), cwd=wt))
-	dirty = runner.run(Command(('git', '--no-optional-locks', 'status', '--porcelain'), cwd=wt, mutates=False),
-			   Output.CAPTURE).output
-	if dirty.strip():
-		raise TreeStateError(f'the baseline worktree {wt} has local changes',
-				     f'remove {wt}; it is recreated on the next run')
-	return wt
+	return tree.detached_worktree(runner, kdir, worktree_path(kdir), BASELINE_TAG)
 
 
 def touched_files(runner: Runner, kdir: Path) -> list[str]:

@@ -438,6 +438,14 @@ def detached_worktree(runner: Runner, kdir: Path, wt: Path, commit: str) -> Path
 		runner.run(Command(('git', 'worktree', 'add', '-f', '--detach', str(wt.resolve()),
 				    commit), cwd=kdir), Output.CAPTURE)
 		return wt
+	common = runner.run(Command(('git', 'rev-parse', '--path-format=absolute',
+				     '--git-common-dir'), cwd=wt, mutates=False),
+			    Output.CAPTURE, check=False).output.strip()
+	mine = runner.run(Command(('git', 'rev-parse', '--path-format=absolute', '--git-common-dir'),
+				  cwd=kdir, mutates=False), Output.CAPTURE).output.strip()
+	if not common or Path(common) != Path(mine):
+		raise TreeStateError(f'{wt} exists but is not a worktree of {kdir}',
+				     f'remove {wt}; it is recreated on the next run')
 	have = runner.run(Command(('git', 'rev-parse', 'HEAD'), cwd=wt, mutates=False),
 			  Output.CAPTURE, check=False).output.strip()
 	want = runner.run(Command(('git', 'rev-parse', f'{commit}^{{commit}}'), cwd=kdir,
