@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from . import check, paths
-from .check import CheckRequest, CheckResult, Finding, ParseFailure, Severity
+from .check import CheckRequest, CheckResult, Finding, Severity
 from .command import Command, Output, Runner
 from .errors import EnvironmentProblem, UsageError
 

@@ -13,7 +13,6 @@ import enum
 import json
 import re
 import shutil
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
