@@ -1,0 +1,274 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The user access API's names: the one list the Python and the .cocci files read.
+
+Every .cocci script carries the tables it needs inside its
+@initialize:python@ block, between a `# BEGIN API TABLES: NAME ...` and an
+`# END API TABLES` line: Coccinelle scripts must stand alone (coccicheck
+runs them from scripts/coccinelle/ with nothing else), so the tables are
+written into them by `converter/scoped-uaccess api-tables --write`
+(render_block()), and a unit test fails when a script's block differs
+from what this module renders.
+"""
+
+import re
+from pathlib import Path
+from typing import Optional
+
+# Begin of an open-coded region -> access mode.
+OPEN_BEGINS: dict[str, str] = {
+	'user_access_begin': 'rw',
+	'user_rw_access_begin': 'rw',
+	'user_read_access_begin': 'read',
+	'user_write_access_begin': 'write',
+}
+# Masked begins return the pointer to use.  6.12's masked_user_access_begin()
+# has no mode (None): any end fits it.  The others come with the series.
+MASKED_BEGINS: dict[str, Optional[str]] = {
+	'masked_user_access_begin': None,
+	'masked_user_rw_access_begin': 'rw',
+	'masked_user_read_access_begin': 'read',
+	'masked_user_write_access_begin': 'write',
+}
+ENDS: dict[str, str] = {
+	'user_access_end': 'rw',
+	'user_rw_access_end': 'rw',
+	'user_read_access_end': 'read',
+	'user_write_access_end': 'write',
+}
+END_FOR_MODE: dict[str, str] = {
+	'rw': 'user_access_end',
+	'read': 'user_read_access_end',
+	'write': 'user_write_access_end',
+}
+# The scopes the series adds (include/linux/uaccess.h) -> access mode.
+SCOPES: dict[str, str] = {
+	'scoped_user_read_access': 'read',
+	'scoped_user_read_access_size': 'read',
+	'scoped_user_write_access': 'write',
+	'scoped_user_write_access_size': 'write',
+	'scoped_user_rw_access': 'rw',
+	'scoped_user_rw_access_size': 'rw',
+}
+# The scope a conversion writes, per mode; `_size` is appended when the
+# size is not sizeof(*ptr).
+SCOPE_FOR_MODE: dict[str, str] = {
+	'read': 'scoped_user_read_access',
+	'write': 'scoped_user_write_access',
+	'rw': 'scoped_user_rw_access',
+}
+# Open a scope of their own: nesting when used inside a region.
+INLINE_SCOPES: dict[str, str] = {'get_user_inline': 'read', 'put_user_inline': 'write'}
+# Masked access is used only where this says so.
+MASKED_TEST = 'can_do_masked_user_access'
+
+# Accessors: (what they do, index of the user address argument).
+# 'rmw' reads and writes.
+ACCESSORS: dict[str, tuple[str, int]] = {
+	'unsafe_get_user': ('read', 1),
+	'unsafe_copy_from_user': ('read', 1),
+	'unsafe_put_user': ('write', 1),
+	'unsafe_copy_to_user': ('write', 0),
+	'unsafe_try_cmpxchg_user': ('rmw', 0),
+	'unsafe_atomic_op1': ('rmw', 2),
+	'unsafe_atomic_op2': ('rmw', 2),
+}
+# Macros and __always_inline helpers of the tree that wrap accessors and
+# take a fault label: (what they do, index of the user address argument,
+# None when the macro hides it).  Read from their definitions in 6.12.
+WRAPPERS: dict[str, tuple[str, Optional[int]]] = {
+	'unsafe_copy_dirent_name': ('write', 0),		# fs/readdir.c
+	'unsafe_put_sigmask': ('write', None),		# arch/x86/kernel/signal_*.c
+	'unsafe_put_sigcontext': ('write', 0),		# arch/x86/kernel/signal_64.c
+	'unsafe_put_sigcontext32': ('write', 0),		# arch/x86/kernel/signal_32.c
+	'unsafe_save_altstack': ('write', 0),		# include/linux/signal.h
+	'unsafe_save_altstack32': ('write', 0),		# arch/x86/kernel/signal_32.c
+	'unsafe_compat_save_altstack': ('write', 0),	# include/linux/compat.h
+	'unsafe_put_compat_sigset': ('write', 0),	# include/linux/compat.h
+	'unsafe_put_sigset_t': ('write', 0),		# arch/powerpc/kernel/signal_32.c
+	'unsafe_get_compat_sigset': ('read', 1),		# include/linux/compat.h
+	'unsafe_get_sigset_t': ('read', 1),		# arch/powerpc/kernel/signal_32.c
+	'unsafe_get_user_sigset': ('read', 1),		# arch/powerpc/kernel/signal.h
+	'unsafe_save_general_regs': ('write', 1),	# arch/powerpc/kernel/signal_32.c
+	'unsafe_save_user_regs': ('write', 1),		# arch/powerpc/kernel/signal_32.c
+	'unsafe_save_tm_user_regs': ('write', 1),	# arch/powerpc/kernel/signal_32.c
+	'unsafe_setup_sigcontext': ('write', 0),		# arch/powerpc/kernel/signal_64.c
+	'unsafe_restore_general_regs': ('read', 1),	# arch/powerpc/kernel/signal_32.c
+	'unsafe_restore_sigcontext': ('read', 1),	# arch/powerpc/kernel/signal_64.c
+	'unsafe_copy_fpr_to_user': ('write', 0),		# arch/powerpc/kernel/signal.h
+	'unsafe_copy_vsx_to_user': ('write', 0),
+	'unsafe_copy_ckfpr_to_user': ('write', 0),
+	'unsafe_copy_ckvsx_to_user': ('write', 0),
+	'unsafe_copy_fpr_from_user': ('read', 1),
+	'unsafe_copy_vsx_from_user': ('read', 1),
+	'unsafe_copy_ckfpr_from_user': ('read', 1),
+	'unsafe_copy_ckvsx_from_user': ('read', 1),
+}
+# unsafe_* names that are not user accessors.
+NOT_ACCESSORS: frozenset[str] = frozenset({'unsafe_memcpy', 'unsafe_memset'})
+
+# Functions objtool allows to be called with user access enabled: its
+# uaccess_safe_builtin[] list of tools/objtool/check.c in 6.12, the part
+# that is not sanitizer instrumentation.  Assembly routines meant to run
+# inside a region.
+OBJTOOL_UACCESS_SAFE: frozenset[str] = frozenset({
+	'csum_partial_copy_generic', 'copy_mc_fragile', 'copy_mc_fragile_handle_tail',
+	'copy_mc_enhanced_fast_string', 'rep_stos_alternative', 'rep_movs_alternative',
+	'copy_to_nontemporal',
+})
+# Calls that are fine in a region: compiler builtins, macros and
+# __always_inline helpers of the common headers.
+SAFE_CALLS: frozenset[str] = frozenset({
+	'likely', 'unlikely', 'sizeof', 'typeof', 'offsetof', 'barrier',
+	'smp_wmb', 'smp_rmb', 'smp_mb', 'wmb', 'rmb', 'mb',
+	'READ_ONCE', 'WRITE_ONCE', 'min', 'max', 'min_t', 'max_t', 'clamp',
+	'lower_32_bits', 'upper_32_bits', 'ptr_to_compat', 'compat_ptr',
+	'access_ok', '__access_ok', 'untagged_addr', 'mask_user_address',
+	'can_do_masked_user_access', 'user_access_save',
+	'user_access_restore', 'swab16', 'swab32', 'swab64',
+	'cpu_to_le16', 'cpu_to_le32', 'cpu_to_le64', 'le16_to_cpu',
+	'le32_to_cpu', 'le64_to_cpu', 'cpu_to_be16', 'cpu_to_be32',
+	'cpu_to_be64', 'be16_to_cpu', 'be32_to_cpu', 'be64_to_cpu',
+	'get_unaligned', 'put_unaligned', 'test_bit', '__test_and_clear_bit',
+	'container_of', 'fallthrough', 'asm', '__asm__',
+}) | OBJTOOL_UACCESS_SAFE
+# Helpers from headers (or macros of a file) that are __always_inline or
+# plain macros, valid for the files under the given path only.
+SAFE_IN: dict[str, str] = {
+	'huge_encode_dev': '',			# __always_inline, linux/kdev_t.h
+	'new_encode_dev': '',			# __always_inline, linux/kdev_t.h
+	'old_encode_dev': '',			# __always_inline, linux/kdev_t.h
+	'aligned_byte_mask': '',		# macro, linux/wordpart.h
+	'i915_mmio_reg_offset': 'drivers/gpu/drm/i915/',	# macro
+	'static_cpu_has': 'arch/x86/',		# macro, asm/cpufeature.h
+	'__copy_user': 'arch/x86/lib/',		# asm macro, usercopy_32.c
+	'__futex_atomic_op': 'arch/',		# asm macro, asm/futex.h
+	'set_trap_norestart': 'arch/powerpc/',	# __always_inline, asm/ptrace.h
+	'cpu_has_feature': 'arch/powerpc/',	# __always_inline
+	'mtspr': 'arch/powerpc/',		# asm macro, asm/reg.h
+	'mfspr': 'arch/powerpc/',		# asm macro, asm/reg.h
+	'to_user_ptr': 'arch/powerpc/',		# macro, signal_32.c
+}
+# Calls that fault, sleep or are always out of line: ERROR in a region.
+UNSAFE_CALLS: frozenset[str] = frozenset({
+	'copy_to_user', 'copy_from_user', '__copy_to_user', '__copy_from_user',
+	'copy_to_user_nofault', 'copy_from_user_nofault',
+	'get_user', 'put_user', '__get_user', '__put_user',
+	'clear_user', '__clear_user', 'strncpy_from_user', 'strnlen_user',
+	'kmalloc', 'kzalloc', 'kcalloc', 'kmalloc_array', 'kvmalloc',
+	'kvzalloc', 'vmalloc', 'kfree', 'kvfree', 'vfree',
+	'printk', 'pr_err', 'pr_warn', 'pr_info', 'pr_debug', 'pr_alert',
+	'pr_notice', 'pr_cont', 'pr_emerg', 'pr_crit',
+	'might_fault', 'might_sleep', 'might_resched', 'cond_resched',
+	'schedule', 'msleep', 'usleep_range',
+	'mutex_lock', 'mutex_unlock', 'mutex_lock_interruptible',
+	'down_read', 'up_read', 'down_write', 'up_write',
+	'mmap_read_lock', 'mmap_read_unlock', 'fault_in_user_writeable',
+	'force_exit_sig', 'force_sig', 'force_sigsegv',
+})
+
+# Definitions of the API itself: never regions, never converted.
+DEFINITIONS: tuple[str, ...] = ('include/linux/uaccess.h', 'arch/x86/include/asm/uaccess.h',
+				'arch/arm64/include/asm/uaccess.h',
+				'arch/powerpc/include/asm/uaccess.h',
+				'arch/riscv/include/asm/uaccess.h', 'arch/arm/include/asm/uaccess.h')
+
+
+def begin_mode(name: str) -> Optional[str]:
+	"""The mode a begin or scope opens, None for 6.12's masked begin."""
+	for table in (OPEN_BEGINS, MASKED_BEGINS, SCOPES):
+		if name in table:
+			return table[name]
+	return None
+
+
+def is_accessor(name: str) -> bool:
+	return name.startswith('unsafe_') and name not in NOT_ACCESSORS
+
+
+def accessor_mode(name: str) -> Optional[str]:
+	if name in ACCESSORS:
+		return ACCESSORS[name][0]
+	if name in WRAPPERS:
+		return WRAPPERS[name][0]
+	return None
+
+
+def words() -> tuple[str, ...]:
+	"""Every name that marks a file as a user of the API (begins, ends,
+	scopes): what a prefilter greps for and what spatch's gate rules list."""
+	return (*OPEN_BEGINS, *MASKED_BEGINS, *ENDS, *SCOPES)
+
+
+def words_pattern(names: tuple[str, ...] = ()) -> str:
+	"""A regex alternation of whole words: the names, default words()."""
+	return r'\b(' + '|'.join(re.escape(n) for n in (names or words())) + r')\b'
+
+
+# ---- the tables inside the .cocci files ----------------------------------
+
+TABLES: dict[str, object] = {
+	'OPEN_BEGINS': OPEN_BEGINS, 'MASKED_BEGINS': MASKED_BEGINS, 'ENDS': ENDS,
+	'END_FOR_MODE': END_FOR_MODE, 'SCOPES': SCOPES, 'SCOPE_FOR_MODE': SCOPE_FOR_MODE,
+	'INLINE_SCOPES': INLINE_SCOPES, 'ACCESSORS': ACCESSORS, 'WRAPPERS': WRAPPERS,
+	'NOT_ACCESSORS': NOT_ACCESSORS, 'OBJTOOL_UACCESS_SAFE': OBJTOOL_UACCESS_SAFE,
+	'SAFE_CALLS': SAFE_CALLS, 'SAFE_IN': SAFE_IN, 'UNSAFE_CALLS': UNSAFE_CALLS,
+}
+BLOCK_BEGIN = re.compile(r'^# BEGIN API TABLES:(?P<names>( [A-Z_]+)+)$')
+BLOCK_END = '# END API TABLES'
+
+
+def _literal(value: object) -> list[str]:
+	"""A table as Python source lines, sorted, one entry per line."""
+	if isinstance(value, dict):
+		return ['{'] + [f'\t{k!r}: {v!r},' for k, v in sorted(value.items())] + ['}']
+	return ['{'] + [f'\t{k!r},' for k in sorted(value)] + ['}']
+
+
+def render_block(names: list[str]) -> list[str]:
+	"""The lines between the BEGIN and END markers for these tables."""
+	unknown = [n for n in names if n not in TABLES]
+	if unknown:
+		raise KeyError(f'no API table named {", ".join(unknown)}')
+	out = ['# Generated from converter/scoped_uaccess/cocci/api.py by',
+	       '# `converter/scoped-uaccess api-tables --write`: edit them there.']
+	for name in names:
+		lines = _literal(TABLES[name])
+		out.append(f'{name} = {lines[0]}')
+		out += lines[1:]
+	return out
+
+
+def update_text(text: str) -> str:
+	"""text with every marked table block rendered afresh."""
+	lines = text.split('\n')
+	out: list[str] = []
+	i = 0
+	while i < len(lines):
+		m = BLOCK_BEGIN.match(lines[i])
+		out.append(lines[i])
+		i += 1
+		if not m:
+			continue
+		end = next((j for j in range(i, len(lines)) if lines[j] == BLOCK_END), None)
+		if end is None:
+			raise ValueError(f'`{lines[i - 1]}` has no `{BLOCK_END}` line')
+		out += render_block(m.group('names').split())
+		out.append(BLOCK_END)
+		i = end + 1
+	return '\n'.join(out)
+
+
+def table_blocks(text: str) -> list[list[str]]:
+	"""The table names of each marked block of a .cocci text."""
+	return [m.group('names').split() for m in
+		(BLOCK_BEGIN.match(line) for line in text.split('\n')) if m]
+
+
+def update_file(path: Path, write: bool) -> bool:
+	"""Renders the blocks of one .cocci file; True when it was up to date.
+	With write, an outdated file is rewritten."""
+	text = path.read_text()
+	new = update_text(text)
+	if new != text and write:
+		path.write_text(new)
+	return new == text
