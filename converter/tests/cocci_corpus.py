@@ -17,8 +17,9 @@ import unittest
 from pathlib import Path
 
 import support
-from scoped_uaccess import check, paths
-from scoped_uaccess.command import Command, Output
+from scoped_uaccess.cocci import check
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Command, Output
 
 CORPUS = support.TESTCASES / 'cocci'
 KDIR = Path(os.environ.get('KDIR', paths.DEFAULT_KDIR))

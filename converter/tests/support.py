@@ -11,7 +11,7 @@ TESTCASES = REPO / 'testcases'
 if str(CONVERTER) not in sys.path:
 	sys.path.insert(0, str(CONVERTER))
 
-from scoped_uaccess.command import Runner  # noqa: E402
+from scoped_uaccess.core.command import Runner  # noqa: E402
 
 
 def quiet_runner(dry_run: bool = False) -> Runner:

@@ -5,7 +5,8 @@ import struct
 import unittest
 
 from support import TESTCASES
-from scoped_uaccess import bench, cli
+from scoped_uaccess.bench import run as bench
+from scoped_uaccess.cli import main as cli
 
 
 def access_line(variant: str, op: str, cycles: list[int], iterations: int = 100) -> str:

@@ -6,8 +6,8 @@ import unittest
 from pathlib import Path
 
 import support
-from scoped_uaccess import check
-from scoped_uaccess.check import Finding, Severity
+from scoped_uaccess.cocci import check
+from scoped_uaccess.cocci.check import Finding, Severity
 
 SARIF_SCHEMA = support.TESTCASES / 'sarif' / 'sarif-2.1.0-subset.schema.json'
 

@@ -4,7 +4,7 @@
 import unittest
 
 import support  # noqa: F401  (puts the package on sys.path)
-from scoped_uaccess import checkpatch
+from scoped_uaccess.gates import checkpatch
 
 CLEAN = '''\
 total: 0 errors, 0 warnings, 0 checks, 13 lines checked

@@ -12,7 +12,7 @@ import subprocess
 import unittest
 
 import support
-from scoped_uaccess import check
+from scoped_uaccess.cocci import check
 
 CASE = support.TESTCASES / 'cocci' / 'accessor-mode' / 'ok-long-scope.c'
 LIMIT_SECONDS = 60

@@ -5,10 +5,10 @@ import unittest
 from pathlib import Path
 
 from support import quiet_runner
-from scoped_uaccess.command import Command, Output
-from scoped_uaccess.errors import CommandFailed, EnvironmentProblem
-from scoped_uaccess.toolchains import TOOLCHAINS, toolchain
-from scoped_uaccess.errors import UsageError
+from scoped_uaccess.core.command import Command, Output
+from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem
+from scoped_uaccess.kernel.toolchains import TOOLCHAINS, toolchain
+from scoped_uaccess.core.errors import UsageError
 
 
 class CommandTest(unittest.TestCase):

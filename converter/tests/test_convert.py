@@ -6,7 +6,7 @@ import json
 import unittest
 
 import support  # noqa: F401  (puts the package on sys.path)
-from scoped_uaccess import convert
+from scoped_uaccess.cocci import convert
 
 REPORT = '''\
 fs/readdir.c:224:6: REGION [converted-fault-label] filldir(): scoped_user_write_access_size(dirent, reclen, efault)

@@ -7,7 +7,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from scoped_uaccess import cpio
+from scoped_uaccess.kernel import cpio
 
 
 class NewcTest(unittest.TestCase):

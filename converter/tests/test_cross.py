@@ -6,8 +6,9 @@ import unittest
 from pathlib import Path
 
 import support  # noqa: F401  (puts the package on sys.path)
-from scoped_uaccess import bisect, cross
-from scoped_uaccess.errors import TreeStateError
+from scoped_uaccess.gates import bisect
+from scoped_uaccess.gates import cross
+from scoped_uaccess.core.errors import TreeStateError
 
 CONFIG = '''\
 CONFIG_MMU=y

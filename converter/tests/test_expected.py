@@ -6,8 +6,9 @@ import unittest
 from pathlib import Path
 
 from support import TESTCASES
-from scoped_uaccess import expected, ktap
-from scoped_uaccess.expected import ExpectedSuite, FindingKind
+from scoped_uaccess.kunit import expected
+from scoped_uaccess.kunit import ktap
+from scoped_uaccess.kunit.expected import ExpectedSuite, FindingKind
 
 USERCOPY_SOURCE = '''
 static struct kunit_case usercopy_test_cases[] = {

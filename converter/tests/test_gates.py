@@ -4,9 +4,9 @@
 import unittest
 
 import support  # noqa: F401  (puts the package on sys.path)
-from scoped_uaccess import gates
-from scoped_uaccess.errors import EnvironmentProblem
-from scoped_uaccess.gates import Gate, GateStatus, Outcome
+from scoped_uaccess.gates import runner as gates
+from scoped_uaccess.core.errors import EnvironmentProblem
+from scoped_uaccess.gates.runner import Gate, GateStatus, Outcome
 
 
 def raise_env() -> Outcome:

@@ -5,7 +5,7 @@ import json
 import unittest
 
 from support import TESTCASES
-from scoped_uaccess import ktap
+from scoped_uaccess.kunit import ktap
 
 KTAP_DIR = TESTCASES / 'ktap'
 

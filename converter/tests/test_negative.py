@@ -6,9 +6,9 @@ import unittest
 from pathlib import Path
 
 from support import TESTCASES
-from scoped_uaccess import negative
-from scoped_uaccess.errors import EnvironmentProblem, UsageError
-from scoped_uaccess.negative import CaseStatus, Expectation, NegativeCase
+from scoped_uaccess.gates import negative
+from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
+from scoped_uaccess.gates.negative import CaseStatus, Expectation, NegativeCase
 
 CMD = TESTCASES / 'kbuild' / 'usercopy_kunit.o.cmd'
 OBJ = 'lib/usercopy_kunit.o'

@@ -7,10 +7,12 @@ import unittest
 from pathlib import Path
 
 import support
-from scoped_uaccess import check, paths, report
-from scoped_uaccess.check import Finding, ParseFailure, Severity
-from scoped_uaccess.errors import UsageError
-from scoped_uaccess.report import Triage, Verdict
+from scoped_uaccess.cocci import check
+from scoped_uaccess.core import paths
+from scoped_uaccess.cocci import report
+from scoped_uaccess.cocci.check import Finding, ParseFailure, Severity
+from scoped_uaccess.core.errors import UsageError
+from scoped_uaccess.cocci.report import Triage, Verdict
 
 
 def findings() -> list[Finding]:

@@ -5,8 +5,8 @@ import unittest
 from pathlib import Path
 
 import support  # noqa: F401  (puts the package on sys.path)
-from scoped_uaccess import sparse
-from scoped_uaccess.sparse import Diagnostic
+from scoped_uaccess.gates import sparse
+from scoped_uaccess.gates.sparse import Diagnostic
 
 OUTPUT = '''\
   CHECK   /k/linux/fs/select.c

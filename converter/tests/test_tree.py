@@ -9,9 +9,9 @@ import unittest
 from pathlib import Path
 
 from support import quiet_runner
-from scoped_uaccess import tree
-from scoped_uaccess.errors import EnvironmentProblem, TreeStateError
-from scoped_uaccess.tree import KernelSource, TreeRequest, TreeState
+from scoped_uaccess.kernel import tree
+from scoped_uaccess.core.errors import EnvironmentProblem, TreeStateError
+from scoped_uaccess.kernel.tree import KernelSource, TreeRequest, TreeState
 
 MAKEFILE = 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = {sublevel}\nEXTRAVERSION =\n'
 GIT_ENV = {'GIT_AUTHOR_NAME': 'Test Dev', 'GIT_AUTHOR_EMAIL': 'dev@example.org',

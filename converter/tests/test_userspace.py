@@ -9,8 +9,11 @@ import unittest
 from pathlib import Path
 
 from support import TESTCASES, quiet_runner
-from scoped_uaccess import cpio, ktap, kunit_run, userspace
-from scoped_uaccess.userspace import DiffKind, Mode, UserspaceRequest
+from scoped_uaccess.kernel import cpio
+from scoped_uaccess.kunit import ktap
+from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.kunit import userspace
+from scoped_uaccess.kunit.userspace import DiffKind, Mode, UserspaceRequest
 
 USERSPACE = TESTCASES / 'userspace'
 

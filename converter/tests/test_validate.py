@@ -4,7 +4,7 @@
 import unittest
 
 import support  # noqa: F401  (puts the package on sys.path)
-from scoped_uaccess import validate
+from scoped_uaccess.gates import validate
 
 
 class ValidatePlanTest(unittest.TestCase):

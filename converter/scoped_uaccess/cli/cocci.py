@@ -7,9 +7,11 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from . import check, paths, report
-from .command import Command, Runner
-from .gates import Outcome
+from scoped_uaccess.cocci import check
+from scoped_uaccess.core import paths
+from scoped_uaccess.cocci import report
+from scoped_uaccess.core.command import Command, Runner
+from scoped_uaccess.gates.runner import Outcome
 
 EXIT_OK, EXIT_FINDINGS, EXIT_TOOL = 0, 1, 2
 FORMATS = ('text', 'json', 'sarif')

@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .command import Command, Output, Runner
-from .errors import EnvironmentProblem, UsageError
-from .tree import read_series
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
+from scoped_uaccess.kernel.tree import read_series
 
 CHECKPATCH = Path('scripts/checkpatch.pl')
 # Not --terse: it prints nothing at all, not even totals, for a clean patch.

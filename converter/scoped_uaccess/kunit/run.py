@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from . import expected, ktap, paths
-from .command import Command, Output, Runner
-from .errors import CommandFailed, EnvironmentProblem
-from .toolchains import Toolchain
+from scoped_uaccess.kunit import expected
+from scoped_uaccess.kunit import ktap
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem
+from scoped_uaccess.kernel.toolchains import Toolchain
 
 ARCH = 'x86_64'
 KUNIT_PY = Path('tools/testing/kunit/kunit.py')

@@ -6,10 +6,14 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from . import convert, kunit_run, paths, tree, validate
-from .command import Runner
-from .errors import UsageError
-from .gates import Gate, Outcome
+from scoped_uaccess.cocci import convert
+from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.core import paths
+from scoped_uaccess.kernel import tree
+from scoped_uaccess.gates import validate
+from scoped_uaccess.core.command import Runner
+from scoped_uaccess.core.errors import UsageError
+from scoped_uaccess.gates.runner import Gate, Outcome
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
 REPORTS = paths.REPO / 'reports' / f'linux-{tree.DEBIAN_6_12.version}'

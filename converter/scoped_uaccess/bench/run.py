@@ -35,10 +35,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from . import check, cpio, ktap, kunit_run, paths, tree, userspace
-from .command import Command, Output, Runner
-from .errors import EnvironmentProblem, UsageError
-from .kunit_run import AccelChoice, Accelerator
+from scoped_uaccess.cocci import check
+from scoped_uaccess.kernel import cpio
+from scoped_uaccess.kunit import ktap
+from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.core import paths
+from scoped_uaccess.kernel import tree
+from scoped_uaccess.kunit import userspace
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
+from scoped_uaccess.kunit.run import AccelChoice, Accelerator
 
 BENCH_SOURCES = paths.REPO / 'testcases' / 'bench'
 MODULE_FILES = ('uaccess_bench.c', 'Kbuild')
@@ -647,7 +653,7 @@ def run_code(runner: Runner, request: BenchRequest, record: dict) -> dict:
 
 def _kernel_version(kdir: Path) -> str:
 	try:
-		from . import report
+		from scoped_uaccess.cocci import report
 		return report.kernel_version(kdir)
 	except Exception:	# the version only names an optional input
 		return 'unknown'
@@ -694,7 +700,7 @@ def converter_argv() -> tuple[Optional[list[str]], str]:
 	The converter works in its own worktree and writes its series to --out;
 	with --core it converts baseline + the core series, which is the
 	conversion's real workload once its patches are in patches/."""
-	from . import cli
+	from scoped_uaccess.cli import main as cli
 	parser = cli.build_parser()
 	commands = next((a.choices for a in parser._actions	# argparse keeps them there
 			 if isinstance(a, argparse._SubParsersAction)), {})

@@ -6,10 +6,10 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import paths
-from .command import Command, Output, Runner
-from .errors import EnvironmentProblem
-from .tree import BASELINE_TAG, require_baseline
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import EnvironmentProblem
+from scoped_uaccess.kernel.tree import BASELINE_TAG, require_baseline
 
 # Objects that use what the series changes, on x86_64.  A patch that breaks
 # one of them, or makes it warn, breaks bisection.  Objects that do not

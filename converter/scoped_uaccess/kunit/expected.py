@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .ktap import Run, Status
+from scoped_uaccess.kunit.ktap import Run, Status
 
 
 @dataclass(frozen=True)

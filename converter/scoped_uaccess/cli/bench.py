@@ -6,9 +6,11 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from . import bench, kunit_run, paths
-from .command import Runner
-from .gates import Outcome
+from scoped_uaccess.bench import run as bench
+from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Runner
+from scoped_uaccess.gates.runner import Outcome
 
 EXIT_OK = 0
 # --quick: enough to show every section still runs, nothing to publish.

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from . import paths
-from .command import Command, Output, Runner
-from .errors import CommandFailed, EnvironmentProblem
-from . import tree
-from .tree import BASELINE_TAG, require_baseline
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem
+from scoped_uaccess.kernel import tree
+from scoped_uaccess.kernel.tree import BASELINE_TAG, require_baseline
 
 # Headers are checked through C files that include them and use what the
 # series changes. Extend when the series touches another header.

@@ -3,7 +3,7 @@
 
 from dataclasses import dataclass
 
-from .errors import UsageError
+from scoped_uaccess.core.errors import UsageError
 
 
 @dataclass(frozen=True)

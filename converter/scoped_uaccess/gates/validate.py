@@ -18,9 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from . import kunit_run, paths, sparse, tree, userspace
-from .command import Command, Output, Runner
-from .errors import UsageError
+from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.core import paths
+from scoped_uaccess.gates import sparse
+from scoped_uaccess.kernel import tree
+from scoped_uaccess.kunit import userspace
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import UsageError
 
 
 @dataclass(frozen=True)

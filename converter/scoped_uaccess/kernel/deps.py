@@ -4,8 +4,8 @@
 import os
 from dataclasses import dataclass, field
 
-from .command import Command, Output, Runner
-from .errors import EnvironmentProblem
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import EnvironmentProblem
 
 # Everything the targets run, in one place. Beyond the brief's list: libc6-dev
 # and perl (kernel builds, checkpatch), xz-utils (the tarball), pkg-config

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .errors import ScopedUaccessError
+from scoped_uaccess.core.errors import ScopedUaccessError
 
 
 class GateStatus(enum.Enum):

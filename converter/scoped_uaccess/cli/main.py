@@ -7,13 +7,24 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from . import (bisect, checkpatch, cli_bench, cli_cocci, cross, deps, expected, gates, kunit_run,
-	       negative, paths, sparse, tree, userspace)
-from . import cli_convert
-from .command import Command, Runner
-from .errors import ScopedUaccessError, UsageError
-from .gates import Gate, Outcome
-from .toolchains import TOOLCHAINS, toolchain
+from scoped_uaccess.gates import bisect
+from scoped_uaccess.gates import checkpatch
+from scoped_uaccess.cli import bench as cli_bench
+from scoped_uaccess.cli import cocci as cli_cocci
+from scoped_uaccess.gates import cross
+from scoped_uaccess.kernel import deps
+from scoped_uaccess.kunit import expected
+from scoped_uaccess.gates import runner as gates
+from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.gates import negative, sparse
+from scoped_uaccess.core import paths
+from scoped_uaccess.kernel import tree
+from scoped_uaccess.kunit import userspace
+from scoped_uaccess.cli import convert as cli_convert
+from scoped_uaccess.core.command import Command, Runner
+from scoped_uaccess.core.errors import ScopedUaccessError, UsageError
+from scoped_uaccess.gates.runner import Gate, Outcome
+from scoped_uaccess.kernel.toolchains import TOOLCHAINS, toolchain
 
 PROG = 'scoped-uaccess'
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2

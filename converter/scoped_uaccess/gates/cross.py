@@ -5,9 +5,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import negative, paths
-from .command import Command, Output, Runner
-from .errors import EnvironmentProblem
+from scoped_uaccess.gates import negative
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import EnvironmentProblem
 
 
 @dataclass(frozen=True)

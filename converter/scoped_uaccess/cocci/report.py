@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from . import check, paths
-from .check import CheckRequest, CheckResult, Finding, Severity
-from .command import Command, Output, Runner
-from .errors import EnvironmentProblem, UsageError
+from scoped_uaccess.cocci import check
+from scoped_uaccess.core import paths
+from scoped_uaccess.cocci.check import CheckRequest, CheckResult, Finding, Severity
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 
 REPORTS = paths.REPO / 'reports'
 OUTPUTS = ('report.txt', 'findings.json', 'findings.sarif', 'summary.md')

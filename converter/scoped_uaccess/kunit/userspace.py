@@ -17,11 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from . import cpio, ktap, kunit_run, paths
-from .command import Command, Output, Runner
-from .errors import CommandFailed, EnvironmentProblem, UsageError
-from .kunit_run import AccelChoice, Accelerator
-from .toolchains import GCC, Toolchain
+from scoped_uaccess.kernel import cpio
+from scoped_uaccess.kunit import ktap
+from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, UsageError
+from scoped_uaccess.kunit.run import AccelChoice, Accelerator
+from scoped_uaccess.kernel.toolchains import GCC, Toolchain
 
 SOURCE = paths.REPO / 'testcases' / 'userspace' / 'uaccess_syscalls.c'
 CONFIG = paths.REPO / 'testcases' / 'kernel' / 'userspace.config'
@@ -39,7 +42,7 @@ _BENCH = re.compile(r'^# bench (?P<name>\S+) iterations=(?P<iterations>\d+) '
 
 INIT_SCRIPT = f'''#!/bin/busybox sh
 # /init of the userspace test initramfs, written by
-# converter/scoped_uaccess/userspace.py. The kernel passes UACCESS_MODE and
+# converter/scoped_uaccess/kunit/userspace.py. The kernel passes UACCESS_MODE and
 # UACCESS_ITERATIONS from its command line in the environment.
 bb=/bin/busybox
 $bb mount -t proc proc /proc

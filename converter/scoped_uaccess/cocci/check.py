@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
-from . import paths
-from .command import Command, Output, Runner
-from .errors import CommandFailed, EnvironmentProblem, UsageError
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, UsageError
 
 COCCI = paths.REPO / 'cocci' / 'scoped_uaccess.cocci'
 # Parsing hints coccicheck does not have: COMPAT_SYSCALL_DEFINEn().

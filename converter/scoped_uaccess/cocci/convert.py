@@ -26,9 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
-from . import check, checkpatch, paths, tree
-from .command import Command, Output, Runner
-from .errors import CommandFailed, EnvironmentProblem, TreeStateError, UsageError
+from scoped_uaccess.cocci import check
+from scoped_uaccess.gates import checkpatch
+from scoped_uaccess.core import paths
+from scoped_uaccess.kernel import tree
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, TreeStateError, UsageError
 
 RULES = paths.REPO / 'cocci' / 'convert_scoped_uaccess.cocci'
 WORKTREE = paths.BUILD / 'wt-convert'

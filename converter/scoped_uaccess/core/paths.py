@@ -3,7 +3,7 @@
 
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BUILD = REPO / 'build'
 OUT = BUILD / 'out'
 RESULTS = BUILD / 'results'

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from .command import Command, Output, Runner
-from .errors import CommandFailed, EnvironmentProblem, TreeStateError
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, TreeStateError
 
 
 @dataclass(frozen=True)

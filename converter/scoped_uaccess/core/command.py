@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence, TextIO
 
-from .errors import CommandFailed, EnvironmentProblem
+from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem
 
 # Kernel builds share two cores with interactive work; be polite.
 NICE = ('nice', '-n', '10')

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from . import paths
-from .command import Command, Output, Runner
-from .errors import EnvironmentProblem, UsageError
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 
 # The object whose recorded compiler command the test files borrow.
 REFERENCE_OBJECT = 'lib/scoped_uaccess_kunit.o'
