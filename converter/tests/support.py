@@ -8,6 +8,9 @@ from pathlib import Path
 CONVERTER = Path(__file__).resolve().parents[1]
 REPO = CONVERTER.parent
 TESTCASES = REPO / 'testcases'
+# Fixtures of the unit tests (real captures and files), apart from the
+# pipeline's inputs in testcases/.
+DATA = CONVERTER / 'tests' / 'data'
 if str(CONVERTER) not in sys.path:
 	sys.path.insert(0, str(CONVERTER))
 

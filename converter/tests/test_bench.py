@@ -5,7 +5,10 @@ import struct
 import unittest
 
 from support import TESTCASES
-from scoped_uaccess.bench import run as bench
+from scoped_uaccess.bench import code, common, readme, run, syscall, tools
+from scoped_uaccess.bench import access as access_section
+from scoped_uaccess.cocci import check, spatch
+from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.cli import main as cli
 
 
@@ -16,35 +19,35 @@ def access_line(variant: str, op: str, cycles: list[int], iterations: int = 100)
 
 class StatisticsTest(unittest.TestCase):
 	def test_spread_of_odd_sample(self) -> None:
-		s = bench.spread([5.0, 1.0, 3.0, 2.0, 4.0])
+		s = common.spread([5.0, 1.0, 3.0, 2.0, 4.0])
 		self.assertEqual((3.0, 2.0, 4.0, 1.0, 5.0, 5),
 				 (s['median'], s['q1'], s['q3'], s['min'], s['max'], s['n']))
 
 	def test_spread_of_one_and_none(self) -> None:
-		self.assertEqual(7.0, bench.spread([7.0])['q1'])
-		self.assertIsNone(bench.spread([])['median'])
+		self.assertEqual(7.0, common.spread([7.0])['q1'])
+		self.assertIsNone(common.spread([])['median'])
 
 	def test_paired_ratios_skip_zero_and_refuse_unpaired(self) -> None:
-		self.assertEqual([2.0, 0.5], bench.paired_ratios([4, 1, 3], [2, 2, 0]))
+		self.assertEqual([2.0, 0.5], common.paired_ratios([4, 1, 3], [2, 2, 0]))
 		with self.assertRaises(ValueError):
-			bench.paired_ratios([1, 2], [1])
+			common.paired_ratios([1, 2], [1])
 
 
 class AccessConsoleTest(unittest.TestCase):
 	LOG = [
 		'[    1.000000] Run /init as init process',
-		bench.BEGIN_MARKER,
+		access_section.BEGIN_MARKER,
 		'[    1.500000]     # uaccess_bench_run: bench can_do_masked_user_access=1',
 		access_line('none', 'read', [100, 200, 300]),
 		access_line('open_coded', 'read', [1000, 2000, 3000]),
 		access_line('scoped', 'read', [500, 1000, 3000]),
 		'[    2.100000]     ok 1 uaccess_bench_run',
 		'[    2.100000] ok 1 uaccess_bench',
-		f'{bench.END_MARKER}0',
+		f'{access_section.END_MARKER}0',
 	]
 
 	def test_parse(self) -> None:
-		console = bench.parse_access_console(self.LOG)
+		console = access_section.parse_access_console(self.LOG)
 		self.assertEqual((True, True, 0, 100), (console.masked, console.passed,
 							  console.exit_status, console.iterations))
 		self.assertEqual([500, 1000, 3000], console.cycles['scoped', 'read'])
@@ -52,10 +55,10 @@ class AccessConsoleTest(unittest.TestCase):
 	def test_failed_case(self) -> None:
 		log = [line.replace('    ok 1 uaccess_bench_run', '    not ok 1 uaccess_bench_run')
 		       for line in self.LOG]
-		self.assertIs(False, bench.parse_access_console(log).passed)
+		self.assertIs(False, access_section.parse_access_console(log).passed)
 
 	def test_figures_are_per_access_net_and_paired(self) -> None:
-		figures = bench.access_figures(bench.parse_access_console(self.LOG))
+		figures = access_section.access_figures(access_section.parse_access_console(self.LOG))
 		scoped = figures['scoped']['read']
 		self.assertEqual(10.0, scoped['cycles_median'])		# 1000 / 100
 		self.assertEqual(8.0, scoped['net_cycles_median'])	# (1000 - 200) / 100
@@ -70,13 +73,13 @@ class SyscallTest(unittest.TestCase):
 	def test_ratio_per_round(self) -> None:
 		samples = {'baseline': {'waitid': [100.0, 200.0, 100.0]},
 			   'converted': {'waitid': [110.0, 180.0, 100.0]}}
-		e = bench.syscall_figures(samples)['waitid']
+		e = syscall.syscall_figures(samples)['waitid']
 		self.assertEqual(1.0, e['ratio_converted_over_baseline'])
 		self.assertEqual((0.9, 1.1), (e['ratio']['min'], e['ratio']['max']))
 		self.assertEqual(3, e['rounds'])
 		self.assertEqual(1.0, e['ratio_of_fastest'])
 		self.assertEqual([110.0, 180.0, 100.0], e['samples']['converted'])
-		self.assertNotIn('pselect6', bench.syscall_figures(samples))
+		self.assertNotIn('pselect6', syscall.syscall_figures(samples))
 
 
 DIFF = '''diff --git a/fs/select.c b/fs/select.c
@@ -97,19 +100,19 @@ diff --git a/lib/scoped_uaccess_kunit.c b/lib/scoped_uaccess_kunit.c
 
 class CodeTest(unittest.TestCase):
 	def test_changed_functions_from_hunk_headers(self) -> None:
-		found = bench.changed_functions(DIFF)
+		found = code.changed_functions(DIFF)
 		self.assertEqual({'get_sigset_argpack', '__do_sys_pselect6'}, found['fs/select.c'])
 		self.assertEqual(set(), found['lib/scoped_uaccess_kunit.c'])
 
 	def test_converted_files(self) -> None:
-		self.assertTrue(bench.converted_file('fs/select.c'))
-		self.assertTrue(bench.converted_file('arch/x86/include/asm/futex.h'))
-		self.assertTrue(bench.converted_file('kernel/futex/futex.h'))
+		self.assertTrue(code.converted_file('fs/select.c'))
+		self.assertTrue(code.converted_file('arch/x86/include/asm/futex.h'))
+		self.assertTrue(code.converted_file('kernel/futex/futex.h'))
 		for path in ('lib/scoped_uaccess_kunit.c', 'include/linux/uaccess.h',
 			     'arch/x86/include/asm/uaccess.h', 'arch/arm/include/asm/uaccess.h',
 			     'arch/powerpc/kernel/signal_32.c', 'scripts/coccinelle/misc/x.cocci',
 			     'drivers/foo/bar_test.c'):
-			self.assertFalse(bench.converted_file(path), path)
+			self.assertFalse(code.converted_file(path), path)
 
 	def test_conversion_json_converted_regions_only(self) -> None:
 		import json
@@ -120,7 +123,7 @@ class CodeTest(unittest.TestCase):
 		with tempfile.TemporaryDirectory() as tmp:
 			path = Path(tmp) / 'conversion.json'
 			path.write_text(json.dumps({'files': 2, 'regions': regions}))
-			self.assertEqual({'kernel/exit.c': {'waitid'}}, bench.conversion_functions(path))
+			self.assertEqual({'kernel/exit.c': {'waitid'}}, code.conversion_functions(path))
 
 	def test_lfence_per_function_not_in_replacements(self) -> None:
 		disassembly = '''
@@ -139,28 +142,28 @@ Disassembly of section .altinstr_replacement:
    0:	0f ae e8             	lfence
    3:	0f 01 cb             	stac
 '''
-		self.assertEqual({'f': 1, 'g': 0}, bench.lfence_by_function(disassembly))
-		self.assertEqual([0], bench.lfence_addresses(disassembly.split('.altinstr_replacement:')[-1]))
+		self.assertEqual({'f': 1, 'g': 0}, code.lfence_by_function(disassembly))
+		self.assertEqual([0], code.lfence_addresses(disassembly.split('.altinstr_replacement:')[-1]))
 
 	def test_alternatives_attributed_to_the_function_they_patch(self) -> None:
 		# Two entries: an LFENCE (3 bytes at replacement 0) patched into f,
 		# a STAC (3 bytes at 3) into g.
-		data = (bench.ALT_INSTR.pack(0, 0, 0, 3, 3) + bench.ALT_INSTR.pack(0, 0, 0, 3, 3))
+		data = (code.ALT_INSTR.pack(0, 0, 0, 3, 3) + code.ALT_INSTR.pack(0, 0, 0, 3, 3))
 		relocs = {0: ('.text', 0x10), 4: ('.altinstr_replacement', 0),
 			  14: ('.text', 0x40), 18: ('.altinstr_replacement', 3)}
 		symbols = {'f': ('.text', 0, 0x20), 'g': ('.text', 0x20, 0x40)}
-		self.assertEqual({'f': 1}, bench.alternative_lfences(data, relocs, [0], symbols))
+		self.assertEqual({'f': 1}, code.alternative_lfences(data, relocs, [0], symbols))
 
 	def test_objdump_parsers(self) -> None:
 		dump = ('Contents of section .altinstructions:\n'
 			' 0000 00000000 00000000 34010000 03030000  ........4.......\n'
 			' 0010 0000                                 ..\n')
-		self.assertEqual(18, len(bench.hex_dump_bytes(dump)))
-		self.assertEqual(struct.pack('<I', 0x134), bench.hex_dump_bytes(dump)[8:12])
-		relocs = bench.relocations('0000000000000000 R_X86_64_PC32     .text+0x0000000000000758\n'
+		self.assertEqual(18, len(code.hex_dump_bytes(dump)))
+		self.assertEqual(struct.pack('<I', 0x134), code.hex_dump_bytes(dump)[8:12])
+		relocs = code.relocations('0000000000000000 R_X86_64_PC32     .text+0x0000000000000758\n'
 					   '0000000000000004 R_X86_64_PC32     .altinstr_replacement\n')
 		self.assertEqual({0: ('.text', 0x758), 4: ('.altinstr_replacement', 0)}, relocs)
-		symbols = bench.function_symbols(
+		symbols = code.function_symbols(
 			'0000000000000758 l     F .text\t0000000000000044 futex_cmpxchg_value_locked\n'
 			'0000000000000000 l    d  .text\t0000000000000000 .text\n')
 		self.assertEqual({'futex_cmpxchg_value_locked': ('.text', 0x758, 0x44)}, symbols)
@@ -172,28 +175,28 @@ futex_wake_op                               1564    1638     +74
 futex_cmpxchg_value_locked                    88      68     -20
 Total: Before=4714, After=4759, chg +0.95%
 '''
-		parsed = bench.parse_bloat(text)
+		parsed = code.parse_bloat(text)
 		self.assertEqual({'futex_wake_op': 74, 'futex_cmpxchg_value_locked': -20}, parsed['symbols'])
 		self.assertEqual(45, parsed['delta'])
 
 
 class ToolsTest(unittest.TestCase):
 	def test_floor_rule_has_the_checkers_options(self) -> None:
-		rule = bench.floor_rule(bench.check.COCCI)
-		options = ' '.join(bench.check.spatch_options(bench.check.COCCI))
+		rule = tools.floor_rule(check.CHECKERS[0])
+		options = ' '.join(spatch.options(check.CHECKERS[0]))
 		self.assertIn(f'// Options: {options}\n', rule)
 		self.assertIn('virtual report', rule)
 
 
 class ReadmeTest(unittest.TestCase):
 	def test_readme_has_every_section_and_its_command(self) -> None:
-		access = bench.access_figures(bench.parse_access_console(AccessConsoleTest.LOG))
+		access = access_section.access_figures(access_section.parse_access_console(AccessConsoleTest.LOG))
 		data = {
 			'date': '2026-12-03 07:00 UTC', 'wall_seconds': 10.0, 'converted_commit': 'b05e26bd7e0c',
 			'host': {'cpus': 2, 'cpu': 'x', 'load_average': [1.0]},
 			'request': {'iterations': 100, 'repetitions': 3},
 			'access': access,
-			'syscall': bench.syscall_figures({'baseline': {'waitid': [1.0]},
+			'syscall': syscall.syscall_figures({'baseline': {'waitid': [1.0]},
 							  'converted': {'waitid': [1.1]}}),
 			'code': {'total_bytes_delta': 45, 'lfence_before': 3, 'lfence_after': 1,
 				 'functions': {}, 'objects': {}},
@@ -202,13 +205,13 @@ class ReadmeTest(unittest.TestCase):
 			'records': {'access': {'accelerator': 'TCG', 'command': 'qemu ...'},
 				    'syscall': {}, 'code': {}, 'tools': {'convert_note': 'no convert'}},
 		}
-		text = bench.readme(data)
+		text = readme.readme(data)
 		for heading in ('## 1.', '## 2.', '## 3.', '## 4.', 'Under TCG'):
 			self.assertIn(heading, text)
 		self.assertIn('| scoped |', text)
 		self.assertIn('+45 bytes', text)
 		self.assertIn('no convert', text)
-		self.assertIn('scoped read x0.50 of open-coded (TCG)', bench.headline(data))
+		self.assertIn('scoped read x0.50 of open-coded (TCG)', readme.headline(data))
 
 
 class RenderTest(unittest.TestCase):
@@ -220,10 +223,10 @@ class RenderTest(unittest.TestCase):
 			data = {'date': 'd', 'wall_seconds': 1.0, 'host': {}, 'request': {'iterations': 1,
 				'repetitions': 1}, 'records': {}}
 			(Path(tmp) / 'bench.json').write_text(json.dumps(data))
-			self.assertIn('# Benchmarks', bench.render(Path(tmp)).read_text())
+			self.assertIn('# Benchmarks', run.render(Path(tmp)).read_text())
 			(Path(tmp) / 'bench.json').write_text('{')
-			with self.assertRaises(bench.UsageError):
-				bench.render(Path(tmp))
+			with self.assertRaises(UsageError):
+				run.render(Path(tmp))
 
 
 class CliTest(unittest.TestCase):
@@ -233,9 +236,9 @@ class CliTest(unittest.TestCase):
 		self.assertEqual(['code'], args.section)
 
 	def test_module_sources_exist(self) -> None:
-		for name in (*bench.MODULE_FILES, 'bench.config'):
+		for name in (*access_section.MODULE_FILES, 'bench.config'):
 			self.assertTrue((TESTCASES / 'bench' / name).is_file(), name)
-		init = bench.access_init(123, 4)
+		init = access_section.access_init(123, 4)
 		self.assertIn('insmod /uaccess_bench.ko iterations=123 repetitions=4', init)
 
 

@@ -6,10 +6,10 @@ import unittest
 from pathlib import Path
 
 import support
-from scoped_uaccess.cocci import check
-from scoped_uaccess.cocci.check import Finding, Severity
+from scoped_uaccess.cocci import check, findings, spatch
+from scoped_uaccess.cocci.findings import Finding, Severity
 
-SARIF_SCHEMA = support.TESTCASES / 'sarif' / 'sarif-2.1.0-subset.schema.json'
+SARIF_SCHEMA = support.DATA / 'sarif' / 'sarif-2.1.0-subset.schema.json'
 
 REPORT = '''\
 init_defs_builtins: /usr/lib/coccinelle/standard.h
@@ -61,7 +61,7 @@ def finding(file: str = 'fs/a.c', line: int = 3, cls: str = 'range',
 
 class ParseReportTest(unittest.TestCase):
 	def test_findings_and_noise(self) -> None:
-		found = check.parse_report(REPORT)
+		found = findings.parse_report(REPORT)
 		self.assertEqual(3, len(found))
 		first = found[0]
 		self.assertEqual(('arch/x86/kernel/sys_ia32.c', 157, 1, 16, Severity.ERROR, 'mode-mismatch'),
@@ -71,12 +71,12 @@ class ParseReportTest(unittest.TestCase):
 
 	def test_text_is_coccicheck_form(self) -> None:
 		line = REPORT.splitlines()[2]
-		self.assertEqual(line, check.parse_report(line)[0].text())
+		self.assertEqual(line, findings.parse_report(line)[0].text())
 
 
 class ParseFailureTest(unittest.TestCase):
 	def test_api_use_in_unparsed_code_is_reported(self) -> None:
-		failures = check.parse_failures(STDERR, 'x.c', SOURCE)
+		failures = spatch.parse_failures(STDERR, 'x.c', SOURCE)
 		self.assertEqual(1, len(failures))
 		f = failures[0]
 		self.assertEqual((6, 1, 14), (f.line, f.first, f.last))
@@ -87,38 +87,38 @@ class ParseFailureTest(unittest.TestCase):
 
 	def test_comments_and_macros_alone_are_not(self) -> None:
 		only_macro = STDERR[STDERR.index('parse error'):]
-		self.assertEqual([], check.parse_failures(only_macro, 'x.c', SOURCE))
+		self.assertEqual([], spatch.parse_failures(only_macro, 'x.c', SOURCE))
 
 
 class IdTest(unittest.TestCase):
 	def test_ids_survive_moving_code(self) -> None:
 		lines = {3: 'x = 1;', 9: 'x = 1;'}
-		a = check.assign_ids([finding(line=3, message='on line 2')], lambda f, n: lines[n])
-		b = check.assign_ids([finding(line=9, message='on line 8')], lambda f, n: lines[n])
+		a = findings.assign_ids([finding(line=3, message='on line 2')], lambda f, n: lines[n])
+		b = findings.assign_ids([finding(line=9, message='on line 8')], lambda f, n: lines[n])
 		self.assertEqual(a[0].id, b[0].id)
 		self.assertTrue(a[0].id.startswith('range-'))
 
 	def test_same_text_twice_gets_distinct_ids(self) -> None:
-		found = check.assign_ids([finding(line=3), finding(line=4)], lambda f, n: 'same();')
+		found = findings.assign_ids([finding(line=3), finding(line=4)], lambda f, n: 'same();')
 		self.assertEqual(2, len({f.id for f in found}))
 
 
 class FormatTest(unittest.TestCase):
 	def result(self) -> check.CheckResult:
-		found = check.assign_ids(check.parse_report(REPORT), lambda f, n: '')
-		failure = check.parse_failures(STDERR, 'x.c', SOURCE)
+		found = findings.assign_ids(findings.parse_report(REPORT), lambda f, n: '')
+		failure = spatch.parse_failures(STDERR, 'x.c', SOURCE)
 		return check.CheckResult(files=['x.c'], findings=found, parse_failures=failure,
-					 spatch_version='1.1.1')
+					 spatch_version='1.1.1', classes=check.classes())
 
 	def test_json_round_trip(self) -> None:
 		result = self.result()
-		again = check.findings_from_json(check.to_json(result))
+		again = findings.findings_from_json(result.to_json())
 		self.assertEqual(result.findings, again)
 		self.assertEqual([f.id for f in result.findings], [f.id for f in again])
 
 	def test_sarif_validates_against_the_schema(self) -> None:
 		import jsonschema
-		log = json.loads(check.to_sarif(self.result(), Path('/k/linux')))
+		log = json.loads(self.result().to_sarif(Path('/k/linux')))
 		schema = json.loads(SARIF_SCHEMA.read_text())
 		jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker()).validate(log)
 		run = log['runs'][0]
@@ -142,7 +142,7 @@ class FormatTest(unittest.TestCase):
 
 	def test_sarif_schema_rejects_a_bad_log(self) -> None:
 		import jsonschema
-		log = json.loads(check.to_sarif(self.result(), Path('/k/linux')))
+		log = json.loads(self.result().to_sarif(Path('/k/linux')))
 		log['runs'][0]['results'][0]['level'] = 'fatal'
 		schema = json.loads(SARIF_SCHEMA.read_text())
 		with self.assertRaises(jsonschema.ValidationError):
@@ -151,22 +151,22 @@ class FormatTest(unittest.TestCase):
 
 class OptionsTest(unittest.TestCase):
 	def test_options_come_from_the_rule(self) -> None:
-		self.assertEqual(['--no-includes', '--include-headers'], check.spatch_options(check.COCCI))
+		self.assertEqual(['--no-includes', '--include-headers'], spatch.options(check.CHECKERS[0]))
 
 
 class VariantsTest(unittest.TestCase):
 	def test_both_sides_of_the_ifdef_at_any_depth(self) -> None:
-		both = check.parse_variants('build/linux/arch/powerpc/kernel/signal_32.c')
+		both = spatch.parse_variants('build/linux/arch/powerpc/kernel/signal_32.c')
 		self.assertEqual(2, len(both))
-		self.assertEqual(both, check.parse_variants('arch/powerpc/kernel/signal_32.c'))
-		self.assertEqual(((),), check.parse_variants('xarch/powerpc/kernel/signal_32.c'))
-		self.assertEqual(((),), check.parse_variants('fs/select.c'))
+		self.assertEqual(both, spatch.parse_variants('arch/powerpc/kernel/signal_32.c'))
+		self.assertEqual(((),), spatch.parse_variants('xarch/powerpc/kernel/signal_32.c'))
+		self.assertEqual(((),), spatch.parse_variants('fs/select.c'))
 
 
 class FindFilesTest(unittest.TestCase):
 	def test_directory_scan_keeps_api_users(self) -> None:
 		corpus = support.TESTCASES / 'cocci'
-		found = check.find_files(support.quiet_runner(), [corpus / 'range'])
+		found = spatch.find_files(support.quiet_runner(), [corpus / 'range'])
 		self.assertIn(corpus / 'range' / 'other-pointer.c', found)
 		self.assertTrue(all(p.suffix == '.c' for p in found))
 

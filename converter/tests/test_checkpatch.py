@@ -3,8 +3,7 @@
 
 import unittest
 
-import support  # noqa: F401  (puts the package on sys.path)
-from scoped_uaccess.gates import checkpatch
+from scoped_uaccess.kernel import checkpatch
 
 CLEAN = '''\
 total: 0 errors, 0 warnings, 0 checks, 13 lines checked

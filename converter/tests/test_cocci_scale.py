@@ -12,9 +12,12 @@ import subprocess
 import unittest
 
 import support
-from scoped_uaccess.cocci import check
+from scoped_uaccess.cocci import check, spatch
 
 CASE = support.TESTCASES / 'cocci' / 'accessor-mode' / 'ok-long-scope.c'
+# The script that owns the class the case is about.
+SCRIPT = next(
+	s for s in check.CHECKERS if s.name == check.classes()['accessor-mode'].script)
 LIMIT_SECONDS = 60
 
 
@@ -22,7 +25,7 @@ class LongScopeTest(unittest.TestCase):
 
 	def test_long_scope_is_checked_quickly(self) -> None:
 		command = ['spatch', '-D', 'report', '--no-show-diff', '--very-quiet',
-			   '--sp-file', str(check.COCCI), *check.spatch_options(check.COCCI),
+			   '--sp-file', str(SCRIPT), *spatch.options(SCRIPT),
 			   str(CASE)]
 		try:
 			run = subprocess.run(command, capture_output=True, text=True,

@@ -5,8 +5,8 @@ commit messages and the comparison of two exports of a series."""
 import json
 import unittest
 
-import support  # noqa: F401  (puts the package on sys.path)
-from scoped_uaccess.cocci import convert
+from scoped_uaccess.cocci.convert import commits, series
+from scoped_uaccess.cocci.convert import regions as rg
 
 REPORT = '''\
 fs/readdir.c:224:6: REGION [converted-fault-label] filldir(): scoped_user_write_access_size(dirent, reclen, efault)
@@ -19,7 +19,7 @@ not a region line: REGION [x] y
 
 class ParseRegionsTest(unittest.TestCase):
 	def test_lines(self) -> None:
-		regions = convert.parse_regions(REPORT)
+		regions = rg.parse_regions(REPORT)
 		self.assertEqual(['arch/x86/kernel/signal_64.c', 'fs/readdir.c', 'kernel/exit.c'],
 				 [r.file for r in regions])
 		r = regions[1]
@@ -30,7 +30,7 @@ class ParseRegionsTest(unittest.TestCase):
 		self.assertTrue(regions[2].skipped)
 
 	def test_duplicates_of_two_parse_variants_count_once(self) -> None:
-		self.assertEqual(3, len(convert.parse_regions(REPORT + REPORT)))
+		self.assertEqual(3, len(rg.parse_regions(REPORT + REPORT)))
 
 
 class PrefixTest(unittest.TestCase):
@@ -59,22 +59,22 @@ class PrefixTest(unittest.TestCase):
 	def test_from_path(self) -> None:
 		for path, prefix in self.CASES.items():
 			with self.subTest(path=path):
-				self.assertEqual(prefix, convert.prefix_from_path(path))
+				self.assertEqual(prefix, commits.prefix_from_path(path))
 
 	def test_history_wins_by_majority(self) -> None:
 		subjects = ['select: Convert to scoped user access', 'fs/select: Fix a typo',
 			    'select: Use masked access', 'Merge branch x', 'Linux 6.12.118 (Debian)']
-		self.assertEqual('select', convert.prefix_from_history(subjects))
+		self.assertEqual('select', commits.prefix_from_history(subjects))
 
 	def test_history_keeps_two_level_prefixes(self) -> None:
-		self.assertEqual('KVM: x86', convert.prefix_from_history(['KVM: x86: Do a thing']))
+		self.assertEqual('KVM: x86', commits.prefix_from_history(['KVM: x86: Do a thing']))
 
 	def test_no_history(self) -> None:
-		self.assertIsNone(convert.prefix_from_history(['Linux 6.12.118 (Debian linux-source-6.12)']))
-		self.assertIsNone(convert.prefix_from_history([]))
+		self.assertIsNone(commits.prefix_from_history(['Linux 6.12.118 (Debian linux-source-6.12)']))
+		self.assertIsNone(commits.prefix_from_history([]))
 
 	def test_groups_one_commit_per_prefix(self) -> None:
-		groups = convert.group_files({'arch/x86/kernel/signal_64.c': 'x86/signal',
+		groups = commits.group_files({'arch/x86/kernel/signal_64.c': 'x86/signal',
 					      'fs/readdir.c': 'fs/readdir',
 					      'arch/x86/kernel/signal_32.c': 'x86/signal'})
 		self.assertEqual([('x86/signal', ['arch/x86/kernel/signal_32.c',
@@ -82,9 +82,9 @@ class PrefixTest(unittest.TestCase):
 				  ('fs/readdir', ['fs/readdir.c'])], groups)
 
 
-def _entries() -> list[convert.Entry]:
-	regions = convert.parse_regions(REPORT)
-	return [convert.Entry(r, 'skipped' if r.skipped else 'converted', r.reason)
+def _entries() -> list[rg.Entry]:
+	regions = rg.parse_regions(REPORT)
+	return [rg.Entry(r, 'skipped' if r.skipped else 'converted', r.reason)
 		for r in regions]
 
 
@@ -92,7 +92,7 @@ class ConversionJsonTest(unittest.TestCase):
 	def test_one_entry_per_region(self) -> None:
 		entries = _entries()
 		entries[0].patch = '0013-x86-signal-Convert-to-scoped-user-access.patch'
-		data = json.loads(convert.conversion_json(entries, {'version': '6.12.118'}))
+		data = json.loads(rg.conversion_json(entries, {'version': '6.12.118'}))
 		self.assertEqual('6.12.118', data['version'])
 		self.assertEqual(3, len(data['regions']))
 		first, _, skipped = data['regions']
@@ -105,7 +105,7 @@ class ConversionJsonTest(unittest.TestCase):
 		self.assertNotIn('reason', first)
 
 	def test_summary_counts(self) -> None:
-		text = convert.summary_markdown(_entries(), {'version': '6.12.118'}, ['0013-a.patch'])
+		text = rg.summary_markdown(_entries(), {'version': '6.12.118'}, ['0013-a.patch'])
 		self.assertIn('3 open-coded regions: 2 converted (67%), 1 skipped.', text)
 		self.assertIn('| skipped | pointer-modified | 1 |', text)
 		self.assertIn('| kernel/exit.c:1780 | kernel_waitid() | pointer-modified |', text)
@@ -116,7 +116,7 @@ class MessageTest(unittest.TestCase):
 		entries = [e for e in _entries() if e.status == 'converted']
 		entries[0].begin, entries[0].scope = 'user_access_begin', 'scoped_user_read_access'
 		entries[1].begin = 'masked_user_access_begin'
-		msg = convert.commit_message('x86/signal', ['arch/x86/kernel/signal_64.c'], entries,
+		msg = commits.commit_message('x86/signal', ['arch/x86/kernel/signal_64.c'], entries,
 					     [], 'A U Thor <a@example.org>', 'rules.cocci')
 		lines = msg.splitlines()
 		self.assertEqual('x86/signal: Convert to scoped user access', lines[0])
@@ -131,7 +131,7 @@ class MessageTest(unittest.TestCase):
 		entries = [e for e in _entries() if e.status == 'converted']
 		for e in entries:
 			e.begin, e.scope = 'masked_user_write_access_begin', 'scoped_user_write_access_size'
-		msg = convert.commit_message('fs/readdir', ['fs/readdir.c'], entries, entries,
+		msg = commits.commit_message('fs/readdir', ['fs/readdir.c'], entries, entries,
 					     'A U Thor <a@example.org>', 'convert_scoped_uaccess.cocci')
 		self.assertTrue(all(len(line) <= 75 for line in msg.splitlines()), msg)
 
@@ -140,20 +140,20 @@ class MessageTest(unittest.TestCase):
 			'+\tscoped_user_write_access_size(p, 4, efault) {\n'
 			'+\tscoped_user_read_access(q, efault) {\n')
 		self.assertEqual(['scoped_user_write_access_size', 'scoped_user_read_access'],
-				 convert.added_scopes(diff))
+				 rg.added_scopes(diff))
 		entries = [e for e in _entries() if e.status == 'converted']
-		convert.pair_scopes(entries, convert.added_scopes(diff))
+		rg.pair_scopes(entries, rg.added_scopes(diff))
 		self.assertEqual('scoped_user_read_access', entries[1].scope)
 		entries = [e for e in _entries() if e.status == 'converted']
-		convert.pair_scopes(entries, ['scoped_user_rw_access'])
+		rg.pair_scopes(entries, ['scoped_user_rw_access'])
 		self.assertEqual(['', ''], [e.scope for e in entries])
 
 	def test_begin_call(self) -> None:
-		region = convert.Region('f.c', 2, 6, 'f', 'converted-masked')
+		region = rg.Region('f.c', 2, 6, 'f', 'converted-masked')
 		source = ['{', '\tif (!user_write_access_begin(p, 4))', '}']
-		self.assertEqual('user_write_access_begin', convert.begin_call(source, region))
+		self.assertEqual('user_write_access_begin', rg.begin_call(source, region))
 		source = ['{', '\tif (can_do_masked_user_access())', '}']
-		self.assertEqual('masked_user_access_begin', convert.begin_call(source, region))
+		self.assertEqual('masked_user_access_begin', rg.begin_call(source, region))
 
 
 PATCH_A = '''\
@@ -182,29 +182,29 @@ class CompareSeriesTest(unittest.TestCase):
 		b = (PATCH_A.replace('0123456789abcdef', 'fedcba9876543210')
 			    .replace('1111111..2222222', 'aaaaaaa..bbbbbbb')
 			    .replace('07:00:00', '08:12:13').replace('2.39.5', '2.47.0'))
-		self.assertEqual([], convert.compare_series([('0013-a.patch', PATCH_A)],
+		self.assertEqual([], series.compare_series([('0013-a.patch', PATCH_A)],
 							     [('0013-a.patch', b)]))
 
 	def test_content_change_found(self) -> None:
 		b = PATCH_A.replace('+new', '+newer')
-		problems = convert.compare_series([('0013-a.patch', PATCH_A)], [('0013-a.patch', b)])
+		problems = series.compare_series([('0013-a.patch', PATCH_A)], [('0013-a.patch', b)])
 		self.assertEqual(1, len(problems))
 		self.assertIn('0013-a.patch', problems[0])
 
 	def test_missing_patch_found(self) -> None:
-		problems = convert.compare_series([('0013-a.patch', PATCH_A)], [])
+		problems = series.compare_series([('0013-a.patch', PATCH_A)], [])
 		self.assertIn('patch names differ', problems[0])
 
 
 class SeriesSplitTest(unittest.TestCase):
 	def test_marker(self) -> None:
-		lines = ['0001-a.patch', '0002-b.patch', convert.SERIES_MARKER, '0003-c.patch']
-		core, conversions = convert.split_series(lines)
+		lines = ['0001-a.patch', '0002-b.patch', series.SERIES_MARKER, '0003-c.patch']
+		core, conversions = series.split_series(lines)
 		self.assertEqual(['0001-a.patch', '0002-b.patch'], core)
 		self.assertEqual(['0003-c.patch'], conversions)
 
 	def test_no_marker_is_all_core(self) -> None:
-		self.assertEqual((['0001-a.patch'], []), convert.split_series(['0001-a.patch']))
+		self.assertEqual((['0001-a.patch'], []), series.split_series(['0001-a.patch']))
 
 
 class InstallTest(unittest.TestCase):
@@ -218,17 +218,17 @@ class InstallTest(unittest.TestCase):
 				d.mkdir()
 			(patches / '0001-a.patch').write_text('a')
 			(patches / '0002-old.patch').write_text('old')
-			(patches / 'series').write_text(f'0001-a.patch\n{convert.SERIES_MARKER}\n'
+			(patches / 'series').write_text(f'0001-a.patch\n{series.SERIES_MARKER}\n'
 							'0002-old.patch\n')
 			(out / '0002-new.patch').write_text('new')
 			(out / 'conversion.json').write_text('{}')
 			(out / 'summary.md').write_text('# s')
-			convert.install(out, patches, reports, lambda text: None)
-			self.assertEqual(['0001-a.patch', convert.SERIES_MARKER, '0002-new.patch'],
+			series.install(out, patches, reports, lambda text: None)
+			self.assertEqual(['0001-a.patch', series.SERIES_MARKER, '0002-new.patch'],
 					 (patches / 'series').read_text().splitlines())
 			self.assertFalse((patches / '0002-old.patch').exists())
 			self.assertEqual('# s', (reports / 'conversion.md').read_text())
-			parts = convert.series_parts(patches)
+			parts = series.series_parts(patches)
 			self.assertEqual((['0001-a.patch'], ['0002-new.patch']),
 					 (parts.core, parts.conversions))
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import support  # noqa: F401  (puts the package on sys.path)
 from scoped_uaccess.gates import bisect
 from scoped_uaccess.gates import cross
+from scoped_uaccess.kernel import kbuild
 from scoped_uaccess.core.errors import TreeStateError
 
 CONFIG = '''\
@@ -25,10 +26,10 @@ NM = '''\
 
 class CrossTest(unittest.TestCase):
 	def test_config_value(self) -> None:
-		self.assertEqual('y', cross.config_value(CONFIG, 'KUNIT'))
-		self.assertEqual('m', cross.config_value(CONFIG, 'SCOPED_UACCESS_KUNIT_TEST'))
-		self.assertEqual('n', cross.config_value(CONFIG, 'CPU_SPECTRE'))
-		self.assertEqual('n', cross.config_value(CONFIG, 'MISSING'))
+		self.assertEqual('y', kbuild.config_value(CONFIG, 'KUNIT'))
+		self.assertEqual('m', kbuild.config_value(CONFIG, 'SCOPED_UACCESS_KUNIT_TEST'))
+		self.assertEqual('n', kbuild.config_value(CONFIG, 'CPU_SPECTRE'))
+		self.assertEqual('n', kbuild.config_value(CONFIG, 'MISSING'))
 
 	def test_undefined_symbols(self) -> None:
 		self.assertEqual({'__get_user_bad', '__get_user_8'}, cross.undefined_symbols(NM))

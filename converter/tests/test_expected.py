@@ -5,7 +5,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import TESTCASES
+from support import DATA
 from scoped_uaccess.kunit import expected
 from scoped_uaccess.kunit import ktap
 from scoped_uaccess.kunit.expected import ExpectedSuite, FindingKind
@@ -52,7 +52,7 @@ class CheckTest(unittest.TestCase):
 		self.tmp.cleanup()
 
 	def check(self, log: str, suites=(USERCOPY,), allow=None) -> list[expected.Finding]:
-		run = ktap.parse((TESTCASES / 'ktap' / log).read_text().splitlines())
+		run = ktap.parse((DATA / 'ktap' / log).read_text().splitlines())
 		return expected.check(run, self.kdir, suites, allow if allow is not None else {})
 
 	def kinds(self, findings: list[expected.Finding]) -> list[tuple[FindingKind, str]]:

@@ -4,10 +4,10 @@
 import json
 import unittest
 
-from support import TESTCASES
+from support import DATA
 from scoped_uaccess.kunit import ktap
 
-KTAP_DIR = TESTCASES / 'ktap'
+KTAP_DIR = DATA / 'ktap'
 
 
 def outline(run: ktap.Run) -> dict:

@@ -5,18 +5,19 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import TESTCASES
+from support import DATA
 from scoped_uaccess.gates import negative
+from scoped_uaccess.kernel import kbuild
 from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 from scoped_uaccess.gates.negative import CaseStatus, Expectation, NegativeCase
 
-CMD = TESTCASES / 'kbuild' / 'usercopy_kunit.o.cmd'
+CMD = DATA / 'kbuild' / 'usercopy_kunit.o.cmd'
 OBJ = 'lib/usercopy_kunit.o'
 
 
 class CmdFileTest(unittest.TestCase):
 	def setUp(self) -> None:
-		self.cmd = negative.parse_cmd_file(CMD.read_text(), OBJ)
+		self.cmd = kbuild.parse_cmd_file(CMD.read_text(), OBJ)
 
 	def test_real_cmd_file(self) -> None:
 		self.assertEqual('gcc', self.cmd.argv[0])
@@ -26,7 +27,7 @@ class CmdFileTest(unittest.TestCase):
 		self.assertIn("-DKBUILD_MODNAME=\"usercopy_kunit\"", self.cmd.argv)
 
 	def test_substitution_replaces_exactly_three_words(self) -> None:
-		argv = negative.substitute(self.cmd, Path('/t/case.c'), Path('/o/case.o'),
+		argv = kbuild.substitute(self.cmd, Path('/t/case.c'), Path('/o/case.o'),
 					   Path('/o/.case.o.d'))
 		self.assertEqual(len(self.cmd.argv), len(argv))
 		changed = [(a, b) for a, b in zip(self.cmd.argv, argv) if a != b]
@@ -38,18 +39,18 @@ class CmdFileTest(unittest.TestCase):
 	def test_objtool_after_semicolon_and_dollars(self) -> None:
 		text = ("savedcmd_lib/x.o := gcc -Wp,-MD,lib/.x.o.d -DX='\"a$$b\"' -c -o lib/x.o "
 			"/src/lib/x.c ; ./tools/objtool/objtool --uaccess lib/x.o\n")
-		cmd = negative.parse_cmd_file(text, 'lib/x.o')
+		cmd = kbuild.parse_cmd_file(text, 'lib/x.o')
 		self.assertEqual(('gcc', '-Wp,-MD,lib/.x.o.d', '-DX="a$b"', '-c', '-o', 'lib/x.o',
 				  '/src/lib/x.c'), cmd.argv)
 		self.assertEqual('/src/lib/x.c', cmd.source)
 
 	def test_missing_savedcmd(self) -> None:
 		with self.assertRaises(EnvironmentProblem):
-			negative.parse_cmd_file(CMD.read_text(), 'lib/other.o')
+			kbuild.parse_cmd_file(CMD.read_text(), 'lib/other.o')
 
 	def test_cmd_file_location(self) -> None:
 		self.assertEqual(Path('/b/lib/.scoped_uaccess_kunit.o.cmd'),
-				 negative.cmd_file(Path('/b'), 'lib/scoped_uaccess_kunit.o'))
+				 kbuild.cmd_file(Path('/b'), 'lib/scoped_uaccess_kunit.o'))
 
 
 class CaseTest(unittest.TestCase):

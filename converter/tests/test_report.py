@@ -6,11 +6,12 @@ import tempfile
 import unittest
 from pathlib import Path
 
-import support
-from scoped_uaccess.cocci import check
+from scoped_uaccess.cocci import check, report
+from scoped_uaccess.cocci import findings as fmt
+from scoped_uaccess.cocci.findings import Finding, Severity
+from scoped_uaccess.cocci.spatch import ParseFailure
 from scoped_uaccess.core import paths
-from scoped_uaccess.cocci import report
-from scoped_uaccess.cocci.check import Finding, ParseFailure, Severity
+from scoped_uaccess.kernel import tree
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.cocci.report import Triage, Verdict
 
@@ -22,7 +23,7 @@ def findings() -> list[Finding]:
 	       Finding('io_uring/net.c', 308, 3, 18, Severity.ERROR, 'range', 'addr'),
 	       Finding('arch/powerpc/kernel/signal_32.c', 505, 2, 8, Severity.WARNING,
 		       'call-in-region', 'call to memset()')]
-	return check.assign_ids(raw, lambda f, n: f'{f}:{n}')
+	return fmt.assign_ids(raw, lambda f, n: f'{f}:{n}')
 
 
 def result() -> check.CheckResult:
@@ -112,7 +113,7 @@ class BaselineTest(unittest.TestCase):
 		r = result()
 		old = check.CheckResult(findings=r.findings[1:])
 		with tempfile.NamedTemporaryFile('w', suffix='.json', delete=False) as tmp:
-			tmp.write(check.to_json(old))
+			tmp.write(old.to_json())
 		self.addCleanup(Path(tmp.name).unlink)
 		self.assertEqual([r.findings[0]], report.new_findings(r, Path(tmp.name)))
 
@@ -122,7 +123,7 @@ class VersionTest(unittest.TestCase):
 		with tempfile.TemporaryDirectory() as d:
 			Path(d, 'Makefile').write_text('# SPDX\nVERSION = 6\nPATCHLEVEL = 12\n'
 						       'SUBLEVEL = 118\nEXTRAVERSION =\n')
-			self.assertEqual('6.12.118', report.kernel_version(Path(d)))
+			self.assertEqual('6.12.118', tree.kernel_version(Path(d)))
 
 
 

@@ -4,9 +4,9 @@
 import unittest
 from pathlib import Path
 
-import support  # noqa: F401  (puts the package on sys.path)
 from scoped_uaccess.gates import sparse
-from scoped_uaccess.gates.sparse import Diagnostic
+from scoped_uaccess.kernel import kbuild
+from scoped_uaccess.kernel.kbuild import Diagnostic
 
 OUTPUT = '''\
   CHECK   /k/linux/fs/select.c
@@ -40,7 +40,7 @@ class FilesTest(unittest.TestCase):
 
 class ParseTest(unittest.TestCase):
 	def test_normalised(self) -> None:
-		found = sparse.parse_warnings(OUTPUT, [Path('/k/linux'), Path('/k/linux-baseline')])
+		found = kbuild.parse_diagnostics(OUTPUT, [Path('/k/linux'), Path('/k/linux-baseline')])
 		self.assertEqual([
 			Diagnostic('fs/select.c', 'warning: incorrect type in argument 1 (different address '
 				   'spaces) | expected void const volatile [noderef] __user *ptr | got int *',
@@ -51,17 +51,14 @@ class ParseTest(unittest.TestCase):
 				   'sparse')], found)
 
 	def test_line_numbers_do_not_matter_but_counts_do(self) -> None:
-		base = sparse.parse_warnings('/a/lib/x.c:10:1: warning: w\n', [Path('/a')])
-		moved = sparse.parse_warnings('/b/lib/x.c:99:3: warning: w\n', [Path('/b')])
-		self.assertEqual([], sparse.new_warnings(base, moved))
-		twice = sparse.parse_warnings('/b/lib/x.c:1:1: warning: w\n/b/lib/x.c:5:1: warning: w\n',
+		base = kbuild.parse_diagnostics('/a/lib/x.c:10:1: warning: w\n', [Path('/a')])
+		moved = kbuild.parse_diagnostics('/b/lib/x.c:99:3: warning: w\n', [Path('/b')])
+		self.assertEqual([], kbuild.new_diagnostics(base, moved))
+		twice = kbuild.parse_diagnostics('/b/lib/x.c:1:1: warning: w\n/b/lib/x.c:5:1: warning: w\n',
 					      [Path('/b')])
 		self.assertEqual([Diagnostic('lib/x.c', 'warning: w', 'sparse')],
-				 sparse.new_warnings(base, twice))
-		self.assertEqual([], sparse.new_warnings(twice, base))
-
-	def test_worktree_beside_kdir(self) -> None:
-		self.assertEqual(Path('build/linux-baseline'), sparse.worktree_path(Path('build/linux')))
+				 kbuild.new_diagnostics(base, twice))
+		self.assertEqual([], kbuild.new_diagnostics(twice, base))
 
 
 if __name__ == '__main__':

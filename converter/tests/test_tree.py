@@ -9,7 +9,7 @@ import unittest
 from pathlib import Path
 
 from support import quiet_runner
-from scoped_uaccess.kernel import tree
+from scoped_uaccess.kernel import tree, worktree
 from scoped_uaccess.core.errors import EnvironmentProblem, TreeStateError
 from scoped_uaccess.kernel.tree import KernelSource, TreeRequest, TreeState
 
@@ -239,6 +239,31 @@ class TreeTest(unittest.TestCase):
 	def test_dry_run_changes_nothing(self) -> None:
 		tree.prepare(quiet_runner(dry_run=True), self.request())
 		self.assertFalse(self.kdir.exists())
+
+	def test_worktree_follows_the_commit_and_refuses_local_changes(self) -> None:
+		self.prepare()
+		wt = Path(self.tmp.name) / 'wt'
+		worktree.worktree(self.runner, self.kdir, wt, 'baseline')
+		self.assertEqual(git(self.kdir, 'rev-parse', 'baseline'), git(wt, 'rev-parse', 'HEAD'))
+		worktree.worktree(self.runner, self.kdir, wt, 'HEAD')
+		self.assertEqual(self.head(), git(wt, 'rev-parse', 'HEAD'))
+		(wt / 'lib' / 'a.c').write_text('changed\n')
+		with self.assertRaises(TreeStateError):
+			worktree.worktree(self.runner, self.kdir, wt, 'baseline')
+		# A scratch worktree is reset instead, untracked files included.
+		(wt / 'lib' / 'new.c').write_text('new\n')
+		worktree.worktree(self.runner, self.kdir, wt, 'baseline', scratch=True)
+		self.assertEqual('int a;\n', (wt / 'lib' / 'a.c').read_text())
+		self.assertFalse((wt / 'lib' / 'new.c').exists())
+		self.assertEqual(['lib/a.c', 'lib/b.c'], worktree.changed_files(self.runner, self.kdir, 'baseline'))
+
+	def test_worktree_of_another_repository_is_refused(self) -> None:
+		self.prepare()
+		other = Path(self.tmp.name) / 'other'
+		other.mkdir()
+		git(other, 'init', '-q')
+		with self.assertRaises(TreeStateError):
+			worktree.worktree(self.runner, self.kdir, other, 'baseline')
 
 	def test_makefile_version(self) -> None:
 		self.prepare()

@@ -8,14 +8,15 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import TESTCASES, quiet_runner
+from support import DATA, quiet_runner
 from scoped_uaccess.kernel import cpio
 from scoped_uaccess.kunit import ktap
-from scoped_uaccess.kunit import run as kunit_run
-from scoped_uaccess.kunit import userspace
-from scoped_uaccess.kunit.userspace import DiffKind, Mode, UserspaceRequest
+from scoped_uaccess.kernel import qemu
+from scoped_uaccess.kunit import compare, userspace
+from scoped_uaccess.kunit.compare import DiffKind
+from scoped_uaccess.kunit.userspace import Mode, UserspaceRequest
 
-USERSPACE = TESTCASES / 'userspace'
+USERSPACE = DATA / 'userspace'
 
 
 def lines(name: str) -> list[str]:
@@ -104,8 +105,8 @@ class ConsoleTest(unittest.TestCase):
 
 
 class CompareTest(unittest.TestCase):
-	def compare(self, baseline: list[str], converted: list[str]) -> list[userspace.Difference]:
-		return userspace.compare(userspace.parse_console(baseline),
+	def compare(self, baseline: list[str], converted: list[str]) -> list[compare.Difference]:
+		return compare.compare(userspace.parse_console(baseline),
 					 userspace.parse_console(converted))
 
 	def test_baseline_and_series_captures_agree(self) -> None:
@@ -115,7 +116,7 @@ class CompareTest(unittest.TestCase):
 	def test_suite_only_one_kernel_has_is_listed_not_compared(self) -> None:
 		a = userspace.parse_console(lines('boot-baseline-pass.log'))
 		b = userspace.parse_console(lines('boot-series-pass.log'))
-		self.assertEqual(([], ['scoped_uaccess']), userspace.only_one_has(a, b))
+		self.assertEqual(([], ['scoped_uaccess']), compare.only_one_has(a, b))
 
 	def test_different_errno_with_the_same_status(self) -> None:
 		# Both ok: a converted kernel whose expected errno was also edited would
@@ -123,7 +124,7 @@ class CompareTest(unittest.TestCase):
 		diffs = self.compare(lines('boot-baseline-pass.log'), edited(
 			'boot-series-pass.log', r'^ok (\d+) getdents64.readonly # errno=EFAULT$',
 			r'ok \1 getdents64.readonly # errno=EINVAL'))
-		self.assertEqual([userspace.Difference(DiffKind.OUTCOME, 'getdents64.readonly',
+		self.assertEqual([compare.Difference(DiffKind.OUTCOME, 'getdents64.readonly',
 						       'errno=EFAULT', 'errno=EINVAL')], diffs)
 		self.assertIn('baseline: errno=EFAULT; converted: errno=EINVAL', str(diffs[0]))
 
@@ -197,7 +198,7 @@ class CommandsTest(unittest.TestCase):
 				   iterations=50)
 
 	def test_boot_command_line(self) -> None:
-		tcg = kunit_run.ACCELERATORS[kunit_run.Accelerator.TCG]
+		tcg = qemu.ACCELERATORS[qemu.Accelerator.TCG]
 		line = userspace.boot_command(self.request, Path('/i.cpio'), tcg).shell_line()
 		self.assertIn('qemu-system-x86_64 -nodefaults', line)
 		self.assertIn('-no-reboot', line)
@@ -208,11 +209,12 @@ class CommandsTest(unittest.TestCase):
 		self.assertTrue(line.startswith(f'timeout {tcg.timeout} '))
 
 	def test_build_is_out_of_tree_and_niced(self) -> None:
-		command = userspace.build_command(self.request)
-		self.assertEqual(Path('/k/wt-series'), command.cwd)
-		self.assertIn(f'O={userspace.paths.OUT}/user-series', command.argv)
-		self.assertEqual('bzImage', command.argv[-1])
-		self.assertTrue(command.nice)
+		runner = quiet_runner(dry_run=True)
+		userspace.build_kernel(runner, self.request, Path('/dev/null'))
+		line = runner.echo.getvalue()
+		self.assertIn('nice -n 10 make -C /k/wt-series', line)
+		self.assertIn(f'O={userspace.paths.OUT}/user-series ARCH=x86_64 CC=gcc', line)
+		self.assertIn(' bzImage', line)
 
 	def test_results_are_named_after_the_run_and_mode(self) -> None:
 		self.assertEqual('userspace-series-bench', self.request.results_stem)
@@ -223,7 +225,7 @@ class CommandsTest(unittest.TestCase):
 	def test_dry_run_echoes_every_step(self) -> None:
 		runner = quiet_runner(dry_run=True)
 		request = UserspaceRequest(kdir=userspace.paths.REPO, name='dry-unit-test',
-					   accel=kunit_run.AccelChoice.TCG)
+					   accel=qemu.AccelChoice.TCG)
 		result = userspace.run_userspace(runner, request)
 		echoed = runner.echo.getvalue()
 		for step in ('olddefconfig', 'nice -n 10 make', 'gcc -static -O2 -Wall -Werror',

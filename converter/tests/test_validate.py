@@ -3,7 +3,6 @@
 
 import unittest
 
-import support  # noqa: F401  (puts the package on sys.path)
 from scoped_uaccess.gates import validate
 
 

@@ -1,102 +1,138 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Command line of the checker: check, report and check-cocci."""
+"""Commands of the Coccinelle stage: check, report, check-cocci, convert, convert-regen, api-tables."""
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Callable
 
-from scoped_uaccess.cocci import check
+from scoped_uaccess.cli.kernel import add_jobs
+from scoped_uaccess.cocci import api, check, report, spatch
+from scoped_uaccess.cocci.convert import steps as convert_steps
+from scoped_uaccess.cocci.convert.run import RULES, WORKTREE, ConvertRequest
 from scoped_uaccess.core import paths
-from scoped_uaccess.cocci import report
-from scoped_uaccess.core.command import Command, Runner
-from scoped_uaccess.gates.runner import Outcome
+from scoped_uaccess.core.command import Runner
+from scoped_uaccess.core.outcome import EXIT_USAGE, Outcome, relative
+from scoped_uaccess.gates import make_test
 
-EXIT_OK, EXIT_FINDINGS, EXIT_TOOL = 0, 1, 2
 FORMATS = ('text', 'json', 'sarif')
-CORPUS_RUNNER = paths.UNIT_TESTS / 'cocci_corpus.py'
-
-
-def _stderr_runner(runner: Runner) -> Runner:
-	# stdout carries the findings (text, JSON or SARIF): echoes and progress
-	# go to stderr.
-	return Runner(dry_run=runner.dry_run, echo=sys.stderr, quiet=runner.quiet)
 
 
 def cmd_check(args: argparse.Namespace, runner: Runner) -> Outcome:
-	runner = _stderr_runner(runner)
+	# stdout carries the findings (text, JSON or SARIF): echoes and progress
+	# go to stderr.
+	runner = Runner(dry_run=runner.dry_run, echo=sys.stderr, quiet=runner.quiet)
 	root = Path.cwd()
-	result = check.run_check(runner, check.CheckRequest(paths=args.paths, cocci=args.cocci,
+	result = check.run_check(runner, check.CheckRequest(paths=args.paths, scripts=_scripts(args),
 							    root=root, jobs=args.jobs),
 				 runner.say if args.progress else None)
-	render = {'text': check.to_text, 'json': check.to_json,
-		  'sarif': lambda r: check.to_sarif(r, root)}[args.format]
-	sys.stdout.write(render(result))
+	render = {'text': result.to_text, 'json': result.to_json,
+		  'sarif': lambda: result.to_sarif(root)}[args.format]
+	sys.stdout.write(render())
 	sys.stdout.flush()
 	summary = (f'{len(result.files)} file(s), {len(result.findings)} finding(s), '
 		   f'{len(result.parse_failures)} block(s) spatch cannot parse')
 	if result.parse_failures:
-		return Outcome(EXIT_TOOL, summary)
-	return Outcome(EXIT_FINDINGS if result.findings else EXIT_OK, summary)
+		return Outcome(EXIT_USAGE, summary)
+	return Outcome.findings(summary) if result.findings else Outcome.ok(summary)
 
 
 def cmd_report(args: argparse.Namespace, runner: Runner) -> Outcome:
-	request = report.ReportRequest(kdir=args.kdir, out=args.out, triage=args.triage,
-				       cocci=args.cocci, jobs=args.jobs, baseline=args.baseline)
-	runner.say(f'report: scoped_uaccess.cocci over {args.kdir}')
-	result = report.run_report(runner, request, runner.say)
-	if result.new_since_baseline is not None:
-		runner.say(f'report: {len(result.new_since_baseline)} finding(s) not in {args.baseline}')
-		for f in result.new_since_baseline:
-			print(f.text(), flush=True)
-	counts = ', '.join(f'{cls} {n}' for cls, n in result.check.counts().items() if n)
-	summary = (f'{len(result.check.findings)} finding(s) ({counts or "none"}), '
-		   f'{len(result.check.parse_failures)} unparsed block(s), '
-		   f'{result.seconds:.0f} s')
-	runner.say(f'report: {summary}; written to {result.out}')
-	if result.untriaged:
-		return Outcome(EXIT_FINDINGS, f'{len(result.untriaged)} finding(s) not triaged in '
-			       f'{args.triage or result.out / "triage.json"}: '
-			       f'{", ".join(result.untriaged[:5])}')
-	if result.error_false_positives:
-		return Outcome(EXIT_FINDINGS, f'{len(result.error_false_positives)} false positive(s) '
-			       'at ERROR level: ' + ', '.join(f.id for f in result.error_false_positives))
-	return Outcome(EXIT_OK, summary)
+	return report.step(runner, report.ReportRequest(
+		kdir=args.kdir, out=args.out, triage=args.triage, scripts=_scripts(args),
+		jobs=args.jobs, baseline=args.baseline))
 
 
 def cmd_check_cocci(args: argparse.Namespace, runner: Runner) -> Outcome:
-	env = {'KDIR': str(args.kdir)}
-	run = runner.run(Command((sys.executable, str(CORPUS_RUNNER)), env=env, mutates=False),
-			 check=False)
-	if run.returncode != 0:
-		return Outcome(EXIT_FINDINGS, 'the checker corpus did not give the expected findings '
-			       '(see above)')
-	return Outcome(EXIT_OK, 'checker corpus as expected')
+	return make_test.corpus_step(runner, args.kdir)
+
+
+def _convert_request(args: argparse.Namespace, out: Path) -> ConvertRequest:
+	return ConvertRequest(tree=args.tree, out=out.resolve(), rev=getattr(args, 'rev', 'HEAD'),
+			      rules=args.rules.resolve(), worktree=args.worktree.resolve(),
+			      jobs=args.jobs, start_number=getattr(args, 'start_number', 1))
+
+
+def cmd_convert(args: argparse.Namespace, runner: Runner) -> Outcome:
+	return convert_steps.convert_step(runner, convert_steps.ConvertStep(
+		_convert_request(args, args.out or convert_steps.CONVERT_OUT), patches=args.patches,
+		core=args.core, install=args.install, install_from=args.install_from))
+
+
+def cmd_convert_regen(args: argparse.Namespace, runner: Runner) -> Outcome:
+	return convert_steps.regen_step(
+		runner, _convert_request(args, args.out or convert_steps.REGEN_OUT), args.patches)
+
+
+def cmd_api_tables(args: argparse.Namespace, runner: Runner) -> Outcome:
+	"""Renders the API tables of cocci/*.cocci from cocci/api.py."""
+	stale = [p for p in sorted(spatch.COCCI_DIR.glob('*.cocci'))
+		 if api.table_blocks(p.read_text()) and not api.update_file(p, args.write)]
+	for p in stale:
+		runner.say(f'api-tables: {relative(p)}: ' + ('rewritten' if args.write else 'out of date'))
+	if stale and not args.write:
+		return Outcome.findings(f'{len(stale)} script(s) out of date; run with --write')
+	return Outcome.ok(f'{len(stale)} script(s) rewritten' if stale else 'all scripts up to date')
+
+
+def _scripts(args: argparse.Namespace) -> tuple[Path, ...]:
+	return tuple(args.cocci) if args.cocci else check.CHECKERS
 
 
 def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
-	"""Adds the checker's subcommands with cli.build_parser()'s add()."""
-	p = add('check', cmd_check, 'run scoped_uaccess.cocci on files or directories',
-		kdir=False)
+	p = add('check', cmd_check, 'run the checker on files or directories', kdir=False)
 	p.add_argument('paths', nargs='+', type=Path, metavar='PATH',
 		       help='C files, headers or directories (only files using the API are checked)')
 	p.add_argument('--format', choices=FORMATS, default='text',
 		       help='text is coccicheck\'s file:line:col-col: form (default)')
 	p.add_argument('--progress', action='store_true', help='one line per file on stderr')
-	_common(p)
+	_checker_options(p)
 	p = add('report', cmd_report, 'the triaged tree-wide report: reports/linux-<version>/')
 	p.add_argument('--out', type=Path, help='output directory (default: reports/linux-<version>)')
 	p.add_argument('--triage', type=Path, help='triage file (default: <out>/triage.json)')
 	p.add_argument('--baseline', type=Path,
 		       help='an earlier findings.json: print only the findings not in it')
-	_common(p)
+	_checker_options(p)
 	add('check-cocci', cmd_check_cocci, 'the checker corpus testcases/cocci through spatch, '
 	    'the CLI and make coccicheck')
+	p = add('convert', cmd_convert, 'convert the open-coded user access regions of a tree '
+		'into a git format-patch series', kdir=False)
+	p.add_argument('--tree', type=Path, default=paths.DEFAULT_KDIR,
+		       help='kernel git tree (default: build/linux); never modified')
+	p.add_argument('--out', type=Path, help='series, conversion.json, summary.md '
+		       f'(default: {relative(convert_steps.CONVERT_OUT)})')
+	p.add_argument('--rev', default='HEAD', help='commit to convert (default: HEAD)')
+	p.add_argument('--core', action='store_true', help='convert the commit that is baseline + '
+		       'the core part of patches/series, numbering after it')
+	p.add_argument('--install', action='store_true', help='--core, then replace the conversions '
+		       'in patches/ and the table in reports/linux-<version>/')
+	p.add_argument('--install-from', type=Path, metavar='DIR', help='install the output of '
+		       'an earlier --core run without converting again')
+	p.add_argument('--start-number', type=int, default=1, help='number of the first patch')
+	_convert_options(p)
+	p = add('convert-regen', cmd_convert_regen, 'regenerate the conversions of patches/ and '
+		'compare', kdir=False)
+	p.add_argument('--tree', type=Path, default=paths.DEFAULT_KDIR,
+		       help='kernel git tree with the core series (default: build/linux)')
+	p.add_argument('--out', type=Path, help=f'default: {relative(convert_steps.REGEN_OUT)}')
+	_convert_options(p)
+	p = add('api-tables', cmd_api_tables, 'check (or --write) the API tables of cocci/*.cocci '
+		'against converter/scoped_uaccess/cocci/api.py', kdir=False)
+	p.add_argument('--write', action='store_true', help='rewrite the scripts that are out of date')
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-	p.add_argument('--cocci', type=Path, default=check.COCCI,
-		       help='semantic patch (default: cocci/scoped_uaccess.cocci)')
-	p.add_argument('--jobs', type=int, default=os.cpu_count() or 1,
-		       help='spatch processes in parallel')
+def _checker_options(p: argparse.ArgumentParser) -> None:
+	p.add_argument('--cocci', type=Path, action='append',
+		       help='semantic patch (repeatable; default: the checker scripts, '
+		       + ', '.join(relative(s) for s in check.CHECKERS) + ')')
+	add_jobs(p, 'spatch processes in parallel')
+
+
+def _convert_options(p: argparse.ArgumentParser) -> None:
+	p.add_argument('--patches', type=Path, default=paths.PATCHES,
+		       help='directory with `series` (default: patches/)')
+	p.add_argument('--rules', type=Path, default=RULES,
+		       help=f'conversion rules (default: {relative(RULES)})')
+	p.add_argument('--worktree', type=Path, default=WORKTREE,
+		       help=f'scratch worktree (default: {relative(WORKTREE)})')
+	add_jobs(p, 'spatch processes in parallel')

@@ -11,10 +11,13 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from scoped_uaccess.cocci import check
+from scoped_uaccess.cocci.check import CheckRequest, CheckResult
+from scoped_uaccess.cocci.findings import Finding, Severity, findings_from_json
 from scoped_uaccess.core import paths
-from scoped_uaccess.cocci.check import CheckRequest, CheckResult, Finding, Severity
 from scoped_uaccess.core.command import Command, Output, Runner
-from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
+from scoped_uaccess.core.errors import UsageError
+from scoped_uaccess.core.outcome import Outcome
+from scoped_uaccess.kernel.tree import kernel_version
 
 REPORTS = paths.REPO / 'reports'
 OUTPUTS = ('report.txt', 'findings.json', 'findings.sarif', 'summary.md')
@@ -47,7 +50,7 @@ class ReportRequest:
 	kdir: Path
 	out: Optional[Path] = None	# default: reports/linux-<version>/
 	triage: Optional[Path] = None	# default: <out>/triage.json
-	cocci: Path = check.COCCI
+	scripts: tuple[Path, ...] = check.CHECKERS
 	jobs: int = check.CheckRequest.jobs
 	baseline: Optional[Path] = None
 
@@ -67,22 +70,6 @@ class ReportResult:
 	@property
 	def complete(self) -> bool:
 		return not self.untriaged and not self.error_false_positives
-
-
-def kernel_version(kdir: Path) -> str:
-	"""VERSION.PATCHLEVEL.SUBLEVEL from the top-level Makefile."""
-	try:
-		head = (kdir / 'Makefile').read_text(errors='replace')[:2000]
-	except OSError as e:
-		raise EnvironmentProblem(f'{kdir}: not a kernel tree ({e.strerror})',
-					 'run `make tree` first or pass --kdir') from e
-	parts = {}
-	for name in ('VERSION', 'PATCHLEVEL', 'SUBLEVEL'):
-		m = re.search(rf'^{name} = (\d+)$', head, re.M)
-		if not m:
-			raise EnvironmentProblem(f'{kdir}/Makefile: no {name}', 'is KDIR a kernel tree?')
-		parts[name] = m.group(1)
-	return f'{parts["VERSION"]}.{parts["PATCHLEVEL"]}.{parts["SUBLEVEL"]}'
 
 
 def load_triage(path: Path) -> dict[str, Triage]:
@@ -130,7 +117,7 @@ def judge(result: CheckResult, triage: dict[str, Triage]) -> tuple[list[str], li
 def new_findings(result: CheckResult, baseline: Path) -> list[Finding]:
 	"""Findings whose id is not in an earlier findings.json."""
 	try:
-		old = {f.id for f in check.findings_from_json(baseline.read_text())}
+		old = {f.id for f in findings_from_json(baseline.read_text())}
 	except (OSError, ValueError, KeyError) as e:
 		raise UsageError(f'{baseline}: not a findings.json of an earlier report ({e})') from e
 	return [f for f in result.findings if f.id not in old]
@@ -143,7 +130,7 @@ def run_report(runner: Runner, request: ReportRequest,
 	out = request.out or REPORTS / f'linux-{version}'
 	triage_path = request.triage or out / 'triage.json'
 	triage = load_triage(triage_path)
-	result = check.run_check(runner, CheckRequest(paths=[request.kdir], cocci=request.cocci,
+	result = check.run_check(runner, CheckRequest(paths=[request.kdir], scripts=request.scripts,
 						      root=request.kdir, jobs=request.jobs),
 				 progress)
 	report = ReportResult(version, out, result, triage)
@@ -154,9 +141,9 @@ def run_report(runner: Runner, request: ReportRequest,
 	if runner.dry_run:
 		return report
 	out.mkdir(parents=True, exist_ok=True)
-	(out / 'report.txt').write_text(check.to_text(result))
-	(out / 'findings.json').write_text(check.to_json(result))
-	(out / 'findings.sarif').write_text(check.to_sarif(result, request.kdir))
+	(out / 'report.txt').write_text(result.to_text())
+	(out / 'findings.json').write_text(result.to_json())
+	(out / 'findings.sarif').write_text(result.to_sarif(request.kdir))
 	(out / 'summary.md').write_text(summary(report, tree_state(runner, request.kdir),
 						request.jobs, regenerate_command(request)))
 	return report
@@ -226,7 +213,7 @@ def summary(report: ReportResult, state: str, jobs: int,
 
 	lines += ['## By class', '']
 	rows = []
-	for cls in check.CLASSES:
+	for cls in result.classes:
 		of = [f for f in findings if f.cls == cls]
 		v = collections.Counter(triage[f.id].verdict for f in of if f.id in triage)
 		rows.append((cls, sum(f.severity is Severity.ERROR for f in of),
@@ -244,7 +231,7 @@ def summary(report: ReportResult, state: str, jobs: int,
 				[(name, counts[name], errors[name]) for name in sorted(counts)]) + ['']
 
 	lines += ['## Findings', '']
-	for cls in check.CLASSES:
+	for cls in result.classes:
 		of = [f for f in findings if f.cls == cls]
 		if not of:
 			continue
@@ -278,3 +265,28 @@ def summary(report: ReportResult, state: str, jobs: int,
 		lines += [f'- `{s}`: {triage[s].at} ({VERDICT_TEXT[triage[s].verdict]})'
 			  for s in report.stale] + ['']
 	return '\n'.join(lines)
+
+
+def step(runner: Runner, request: ReportRequest) -> Outcome:
+	"""`make report`: the report, and whether every finding is triaged."""
+	runner.say(f'report: the checker over {request.kdir}')
+	result = run_report(runner, request, runner.say)
+	if result.new_since_baseline is not None:
+		runner.say(f'report: {len(result.new_since_baseline)} finding(s) not in '
+			   f'{request.baseline}')
+		for f in result.new_since_baseline:
+			print(f.text(), flush=True)
+	counts = ', '.join(f'{cls} {n}' for cls, n in result.check.counts().items() if n)
+	summary = (f'{len(result.check.findings)} finding(s) ({counts or "none"}), '
+		   f'{len(result.check.parse_failures)} unparsed block(s), '
+		   f'{result.seconds:.0f} s')
+	runner.say(f'report: {summary}; written to {result.out}')
+	if result.untriaged:
+		return Outcome.findings(f'{len(result.untriaged)} finding(s) not triaged in '
+					f'{request.triage or result.out / "triage.json"}: '
+					f'{", ".join(result.untriaged[:5])}')
+	if result.error_false_positives:
+		return Outcome.findings(f'{len(result.error_false_positives)} false positive(s) '
+					'at ERROR level: '
+					+ ', '.join(f.id for f in result.error_false_positives))
+	return Outcome.ok(summary)

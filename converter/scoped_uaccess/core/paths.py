@@ -8,6 +8,8 @@ BUILD = REPO / 'build'
 OUT = BUILD / 'out'
 RESULTS = BUILD / 'results'
 DEFAULT_KDIR = BUILD / 'linux'
+# The one checkout of the pristine tag `baseline` that builds and boots use.
+BASELINE_TREE = BUILD / 'wt-baseline'
 PATCHES = REPO / 'patches'
 KUNITCONFIG = REPO / 'testcases' / 'kunit' / 'scoped_uaccess.kunitconfig'
 NEGATIVE = REPO / 'testcases' / 'negative'

@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Builds the series' objects at every patch of the series: it must bisect."""
 
-import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scoped_uaccess.kernel import worktree
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
+from scoped_uaccess.core.outcome import Outcome
+from scoped_uaccess.gates.runner import build_verdict
+from scoped_uaccess.kernel import kbuild
 from scoped_uaccess.kernel.tree import BASELINE_TAG, require_baseline
 
 # Objects that use what the series changes, on x86_64.  A patch that breaks
@@ -19,11 +21,10 @@ OBJECTS = ('fs/select.o', 'fs/readdir.o', 'kernel/exit.o', 'kernel/signal.o',
 	   'kernel/futex/waitwake.o', 'lib/strncpy_from_user.o', 'lib/strnlen_user.o',
 	   'lib/usercopy_kunit.o', 'lib/scoped_uaccess_kunit.o')
 # Built on its own and with -j1 (a lib-y object): asked for with others in
-# a -j2 run, it failed now and then with a missing dependency file.
+# a parallel run, it failed now and then with a missing dependency file.
 SEPARATE = ('arch/x86/lib/usercopy_64.o',)
-WORKTREE = paths.BUILD / 'linux-bisect'
+WORKTREE = paths.BUILD / 'wt-bisect'
 OUT = paths.OUT / 'bisect'
-_DIAG = re.compile(r'\b(warning|error):')
 
 
 @dataclass
@@ -50,7 +51,8 @@ def objects_at(worktree: Path) -> list[str]:
 	return [o for o in OBJECTS if (worktree / o).with_suffix('.c').is_file()]
 
 
-def run_bisect(runner: Runner, kdir: Path, config: Path) -> list[CommitResult]:
+def run_bisect(runner: Runner, kdir: Path, config: Path,
+	       jobs: int = kbuild.JOBS) -> list[CommitResult]:
 	"""Checks out each commit of the series in a worktree and builds OBJECTS."""
 	if not config.is_file():
 		raise EnvironmentProblem(f'{config} is missing',
@@ -59,26 +61,22 @@ def run_bisect(runner: Runner, kdir: Path, config: Path) -> list[CommitResult]:
 	if not commits:
 		raise EnvironmentProblem(f'{kdir} has no commits after {BASELINE_TAG}',
 					 'apply the series with `make tree`')
-	if not (WORKTREE / '.git').exists():
-		runner.run(Command(('git', '-C', str(kdir), 'worktree', 'add', '--detach',
-				    str(WORKTREE), commits[0][0])))
-	OUT.mkdir(parents=True, exist_ok=True)
-	if not runner.dry_run:
-		shutil.copy(config, OUT / '.config')
-	make = ('make', '-C', str(WORKTREE), f'O={OUT.resolve()}', 'CC=gcc', '-s')
+	build = kbuild.Build(WORKTREE, OUT)
 	results = []
 	for sha, subject in commits:
 		result = CommitResult(sha[:12], subject)
-		runner.run(Command(('git', '-C', str(WORKTREE), 'checkout', '-q', '--detach', sha)))
-		runner.run(Command((*make, 'olddefconfig')))
+		worktree.worktree(runner, kdir, WORKTREE, sha)
+		kbuild.configure(runner, build, config)
+		# kbuild's own check notices a changed Kconfig; configure() only
+		# runs when the starting .config changes.
+		runner.run(build.make('-s', 'olddefconfig'), Output.CAPTURE)
 		log = ''
-		for jobs, objs in (('-j2', objects_at(WORKTREE)), ('-j1', SEPARATE)):
-			build = runner.run(Command((*make, jobs, *objs), nice=True),
-					   Output.CAPTURE, check=False)
-			log += build.output + build.stderr
-			if build.returncode != 0:
+		for n, objs in ((jobs, objects_at(WORKTREE)), (1, SEPARATE)):
+			built = kbuild.build(runner, build, ('-s', *objs), n)
+			log += built.output
+			if built.returncode != 0:
 				result.problems.append(f'building {" ".join(objs)} failed')
-		result.problems += [line.strip() for line in log.splitlines() if _DIAG.search(line)]
+		result.problems += kbuild.diagnostic_lines(log)
 		runner.say(f'bisect: {"PASS" if result.passed else "FAIL"} {result.commit} {subject}')
 		for problem in result.problems[:10]:
 			runner.say(f'  {problem}')
@@ -93,3 +91,12 @@ def report(results: list[CommitResult]) -> str:
 		lines.append(f'{"PASS" if r.passed else "FAIL"} {r.commit} {r.subject}')
 		lines += [f'  {p}' for p in r.problems]
 	return '\n'.join(lines) + '\n'
+
+
+def step(runner: Runner, kdir: Path) -> Outcome:
+	"""The gate: every commit builds its objects without a warning."""
+	results = run_bisect(runner, kdir, paths.kunit_build_dir('gcc') / '.config')
+	if runner.dry_run:
+		return Outcome.ok('dry run')
+	return build_verdict(len(results), [r.commit for r in results if not r.passed],
+			     'commits', 'bisect.txt', report(results))

@@ -1,82 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Runs the tree's scripts/checkpatch.pl --strict over patches/series."""
+"""The checkpatch gate: checkpatch.pl --strict over every patch of patches/series."""
 
-import os
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoped_uaccess.core.command import Command, Output, Runner
-from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Runner
+from scoped_uaccess.core.errors import UsageError
+from scoped_uaccess.core.outcome import Outcome, written
+from scoped_uaccess.kernel.checkpatch import PatchResult, check_patch
 from scoped_uaccess.kernel.tree import read_series
 
-CHECKPATCH = Path('scripts/checkpatch.pl')
-# Not --terse: it prints nothing at all, not even totals, for a clean patch.
-OPTIONS = ('--strict', '--show-types', '--no-color')
 COVER_LETTER = '0000-cover-letter.patch'
-# checkpatch runs scripts/spdxcheck.py with the python3 on PATH, which must
-# be Debian's: it needs python3-ply and python3-git.
-SPDXCHECK_ENV = {'PATH': '/usr/bin:' + os.environ.get('PATH', '')}
-_TOTAL = re.compile(r'total: (\d+) errors, (\d+) warnings, (?:(\d+) checks, )?')
-_ISSUE = re.compile(r'^(?P<level>ERROR|WARNING|CHECK):(?P<rest>.*)$')
-_WHERE = re.compile(r"^#\d+: FILE: (?P<where>\S+?):?$")
-
-
-@dataclass
-class PatchResult:
-	patch: str
-	errors: int = 0
-	warnings: int = 0
-	checks: int = 0
-	issues: list[str] = field(default_factory=list)
-	output: str = ''
-
-	@property
-	def clean(self) -> bool:
-		"""No ERROR and no WARNING.
-
-		CHECKs (--strict) are printed for review but do not fail the gate:
-		most are MACRO_ARG_REUSE on uaccess macros that must evaluate their
-		pointer in several places without side effects, which the kernel's
-		own accessors do too.
-		"""
-		return self.errors == self.warnings == 0
-
-
-def parse_output(patch: str, output: str) -> PatchResult:
-	"""Counts, and one line per issue (with where it is), from checkpatch output."""
-	result = PatchResult(patch, output=output)
-	total = _TOTAL.search(output)
-	issues = []
-	lines = output.splitlines()
-	for i, line in enumerate(lines):
-		if _ISSUE.match(line):
-			where = _WHERE.match(lines[i + 1]) if i + 1 < len(lines) else None
-			issues.append((f'{where.group("where")}: ' if where else '') + line.strip())
-	result.issues = issues
-	if total:
-		result.errors, result.warnings = int(total.group(1)), int(total.group(2))
-		result.checks = int(total.group(3) or 0)
-	else:
-		# No totals line means checkpatch itself failed; count what it said.
-		result.errors = max(1, sum('ERROR:' in i for i in issues))
-		result.issues = issues or [f'{patch}: checkpatch printed no totals']
-	return result
 
 
 def run_checkpatch(runner: Runner, kdir: Path, patches: Path) -> list[PatchResult]:
 	"""checkpatch.pl --strict on every patch in the series (cover letter skipped)."""
-	if not (kdir / CHECKPATCH).is_file():
-		raise EnvironmentProblem(f'{kdir / CHECKPATCH} is missing', 'create the tree with `make tree`')
 	series = [p for p in read_series(patches) if p.name != COVER_LETTER]
 	if not series:
 		raise UsageError(f'{patches}/series lists no patches', 'add the series to patches/')
 	results = []
 	for patch in series:
-		run = runner.run(Command(('perl', str(CHECKPATCH), *OPTIONS, str(patch.resolve())),
-					 cwd=kdir, env=SPDXCHECK_ENV, mutates=False),
-				 Output.CAPTURE, check=False)
-		result = parse_output(patch.name, run.output + run.stderr)
+		result = check_patch(runner, kdir, patch)
 		counts = f'{result.errors} errors, {result.warnings} warnings, {result.checks} checks'
 		verdict = f'clean ({counts})' if result.clean else counts
 		runner.say(f'checkpatch: {patch.name}: {verdict}')
@@ -84,3 +28,16 @@ def run_checkpatch(runner: Runner, kdir: Path, patches: Path) -> list[PatchResul
 			runner.say(f'  {issue}')
 		results.append(result)
 	return results
+
+
+def step(runner: Runner, kdir: Path, patches: Path) -> Outcome:
+	"""The gate: build/results/checkpatch.txt, and whether every patch is clean."""
+	results = run_checkpatch(runner, kdir, patches)
+	report = written(paths.RESULTS / 'checkpatch.txt',
+			 ''.join(f'=== {r.patch}\n{r.output}\n' for r in results))
+	dirty = [r for r in results if not r.clean]
+	summary = f'{len(results) - len(dirty)} of {len(results)} patches clean'
+	if dirty:
+		return Outcome.findings(f'{summary}; not clean: '
+					f'{", ".join(r.patch.split("-")[0] for r in dirty)} (see {report})')
+	return Outcome.ok(summary)

@@ -3,7 +3,6 @@
 
 import enum
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -11,6 +10,8 @@ from typing import Optional
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
+from scoped_uaccess.core.outcome import Outcome, written
+from scoped_uaccess.kernel.kbuild import cmd_file, parse_cmd_file, substitute
 
 # The object whose recorded compiler command the test files borrow.
 REFERENCE_OBJECT = 'lib/scoped_uaccess_kunit.o'
@@ -28,15 +29,6 @@ class Expectation(enum.Enum):
 class CaseStatus(enum.Enum):
 	PASS = 'PASS'
 	FAIL = 'FAIL'
-
-
-@dataclass(frozen=True)
-class KbuildCommand:
-	"""The compiler command kbuild saved in a .cmd file, split into words."""
-	argv: tuple[str, ...]
-	source: str
-	output: str
-	depfile: Optional[str]
 
 
 @dataclass(frozen=True)
@@ -62,59 +54,6 @@ class NegativeResult:
 	@property
 	def passed(self) -> bool:
 		return bool(self.cases) and all(c.status is CaseStatus.PASS for c in self.cases)
-
-
-def cmd_file(build_dir: Path, obj: str) -> Path:
-	"""Where kbuild keeps the command line of obj (lib/x.o -> lib/.x.o.cmd)."""
-	o = Path(obj)
-	return build_dir / o.parent / f'.{o.name}.cmd'
-
-
-def parse_cmd_file(text: str, obj: str) -> KbuildCommand:
-	"""The compiler invocation recorded as savedcmd_<obj> in a .cmd file."""
-	values = {}
-	for line in text.splitlines():
-		key, sep, value = line.partition(' := ')
-		if sep:
-			values[key.strip()] = value.replace('$$', '$')
-	saved = values.get(f'savedcmd_{obj}')
-	if saved is None:
-		raise EnvironmentProblem(f'no savedcmd_{obj} in its .cmd file',
-					 'rebuild the kunit kernel with `make kunit CC=gcc`')
-	# kbuild may chain objtool after `;`: keep only the compiler command.
-	lexer = shlex.shlex(saved, posix=True, punctuation_chars=';&|')
-	lexer.whitespace_split = True
-	words = []
-	for word in lexer:
-		if word in (';', '&&', '||', '|'):
-			break
-		words.append(word)
-	if '-o' not in words or words.index('-o') + 1 >= len(words):
-		raise EnvironmentProblem(f'savedcmd_{obj} has no -o', 'rebuild the kunit kernel')
-	output = words[words.index('-o') + 1]
-	source = values.get(f'source_{obj}', '').strip()
-	if not source:
-		source = next((w for w in reversed(words) if w.endswith(('.c', '.S'))), '')
-	if source not in words:
-		raise EnvironmentProblem(f'cannot find the source file of {obj} in its command',
-					 'rebuild the kunit kernel')
-	depfile = next((w.split(',', 2)[2] for w in words
-			if w.startswith(('-Wp,-MMD,', '-Wp,-MD,'))), None)
-	return KbuildCommand(tuple(words), source, output, depfile)
-
-
-def substitute(cmd: KbuildCommand, source: Path, output: Path, depfile: Path) -> list[str]:
-	"""cmd with our source, object and dependency file in place of kbuild's."""
-	argv = []
-	for i, word in enumerate(cmd.argv):
-		if word == cmd.source:
-			word = str(source)
-		elif i > 0 and cmd.argv[i - 1] == '-o' and word == cmd.output:
-			word = str(output)
-		elif cmd.depfile and word.startswith('-Wp,') and word.endswith(',' + cmd.depfile):
-			word = word[:-len(cmd.depfile)] + str(depfile)
-		argv.append(word)
-	return argv
 
 
 def load_case(path: Path) -> NegativeCase:
@@ -201,3 +140,15 @@ def report(result: NegativeResult) -> str:
 	for c in result.cases:
 		lines += ['', f'=== {c.case.path.name}: exit status {c.returncode}', c.output.rstrip()]
 	return '\n'.join(lines) + '\n'
+
+
+def step(runner: Runner, build_dir: Path, reference: str = REFERENCE_OBJECT) -> Outcome:
+	"""The gate: every file as expected; details in build/results/negative.txt."""
+	result = run_negative(runner, build_dir, reference=reference)
+	details = written(paths.RESULTS / 'negative.txt', report(result))
+	failed = [c.case.path.name for c in result.cases if c.status is CaseStatus.FAIL]
+	summary = f'{len(result.cases) - len(failed)} of {len(result.cases)} files as expected'
+	runner.say(f'negative: {summary} (details: {details})')
+	if failed:
+		return Outcome.findings(f'{summary}; wrong: {", ".join(failed)}')
+	return Outcome.ok(summary)

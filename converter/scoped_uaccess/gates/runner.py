@@ -6,7 +6,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from scoped_uaccess.core import paths
 from scoped_uaccess.core.errors import ScopedUaccessError
+from scoped_uaccess.core.outcome import Outcome, format_seconds, written
 
 
 class GateStatus(enum.Enum):
@@ -14,13 +16,6 @@ class GateStatus(enum.Enum):
 	FAIL = 'FAIL'		# the gate ran and found problems
 	ERROR = 'ERROR'		# the gate could not run (environment, usage)
 	NOT_RUN = 'NOT RUN'	# a gate it needs did not pass
-
-
-@dataclass(frozen=True)
-class Outcome:
-	"""What one command concluded: 0 ok, 1 findings; and a one-line summary."""
-	exit_status: int
-	summary: str = ''
 
 
 @dataclass(frozen=True)
@@ -81,11 +76,6 @@ def run_gates(gates: list[Gate], say: Callable[[str], None]) -> TestRun:
 	return run
 
 
-def format_seconds(seconds: float) -> str:
-	seconds = round(seconds)
-	return f'{seconds // 60}m{seconds % 60:02d}s' if seconds >= 60 else f'{seconds}s'
-
-
 def summary_table(run: TestRun) -> str:
 	"""The table `make test` ends with, then one verdict line."""
 	width = max(len(r.gate.name) for r in run.results) if run.results else 4
@@ -105,3 +95,12 @@ def summary_table(run: TestRun) -> str:
 	# The plain closing line CI reads.
 	lines.append(f'gates: {len(run.results) - len(bad)} passed, {len(bad)} failed')
 	return '\n'.join(lines)
+
+
+def build_verdict(total: int, failed: list[str], what: str, name: str, text: str) -> Outcome:
+	"""Writes build/results/<name> and sums up builds that pass or fail."""
+	details = written(paths.RESULTS / name, text)
+	summary = f'{total - len(failed)} of {total} {what} build cleanly (details: {details})'
+	if failed:
+		return Outcome.findings(f'{summary}; failed: {", ".join(failed)}')
+	return Outcome.ok(summary)

@@ -1,18 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """Sparse, compiler and objtool warnings: the series against its baseline."""
 
-import collections
-import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from scoped_uaccess.kernel import worktree
 from scoped_uaccess.core import paths
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem
-from scoped_uaccess.kernel import tree
-from scoped_uaccess.kernel.tree import BASELINE_TAG, require_baseline
+from scoped_uaccess.core.outcome import Outcome, written
+from scoped_uaccess.kernel import kbuild, tree
+from scoped_uaccess.kernel.kbuild import Diagnostic
 
 # Headers are checked through C files that include them and use what the
 # series changes. Extend when the series touches another header.
@@ -33,27 +33,7 @@ CHECKED_ARCH = 'arch/x86/'
 ALWAYS_CHECKED = ('lib/scoped_uaccess_kunit.c',)
 # The kunit build's config, with one change: IBT makes objtool run once on
 # vmlinux.o instead of on each object, and single objects are what we build.
-CONFIG_CHANGES = ('--disable', 'X86_KERNEL_IBT')
-ARCH = 'x86_64'
-TOOLCHAIN_OPTIONS = ('CC=gcc',)
-
-_DIAGNOSTIC = re.compile(r'^(?P<file>[^\s:]+):(?P<line>\d+):(?:(?P<col>\d+):)? '
-			 r'(?P<kind>warning|error): (?P<msg>.*)$')
-_OBJTOOL = re.compile(r'^(?P<file>[^\s:]+\.o): (?P<kind>warning|error): objtool: (?P<msg>.*)$')
-# sparse's info() lines carry a position and continue the previous message.
-_INFO = re.compile(r'^(?P<file>[^\s:]+):(?P<line>\d+):(?:(?P<col>\d+):)?   +(?P<msg>\S.*)$')
-_OFFSET = re.compile(r'\+0x[0-9a-f]+(/0x[0-9a-f]+)?')
-
-
-@dataclass(frozen=True, order=True)
-class Diagnostic:
-	"""One diagnostic, without line and column so it survives code motion."""
-	file: str
-	message: str
-	tool: str		# sparse-or-compiler, or objtool
-
-	def __str__(self) -> str:
-		return f'{self.file}: {self.message}' + (' [objtool]' if self.tool == 'objtool' else '')
+DISABLE = ('X86_KERNEL_IBT',)
 
 
 @dataclass
@@ -89,90 +69,19 @@ def files_to_check(touched: Iterable[str]) -> tuple[list[str], list[str], list[s
 	return sorted(files), sorted(unmapped), sorted(other_arch)
 
 
-def parse_warnings(output: str, srctrees: Iterable[Path]) -> list[Diagnostic]:
-	"""Sparse, compiler and objtool diagnostics from make output, normalised."""
-	prefixes = sorted({str(p.resolve()).rstrip('/') + '/' for p in srctrees}, key=len, reverse=True)
-	result: list[Diagnostic] = []
-	last = None
-	for line in output.splitlines():
-		m = _OBJTOOL.match(line)
-		if m:
-			result.append(Diagnostic(_relative(m.group('file'), prefixes),
-					      _OFFSET.sub('', m.group('msg')).strip(), 'objtool'))
-			last = None
-			continue
-		m = _DIAGNOSTIC.match(line)
-		if m:
-			last = Diagnostic(_relative(m.group('file'), prefixes),
-				       f'{m.group("kind")}: {m.group("msg").strip()}', 'sparse')
-			result.append(last)
-			continue
-		m = _INFO.match(line)
-		if m and last is not None:
-			merged = Diagnostic(last.file, f'{last.message} | {" ".join(m.group("msg").split())}',
-					    last.tool)
-			result[-1] = last = merged
-		else:
-			last = None
-	return result
 
 
-def _relative(path: str, prefixes: list[str]) -> str:
-	for prefix in prefixes:
-		if path.startswith(prefix):
-			return path[len(prefix):]
-	return path.removeprefix('./')
-
-
-def new_warnings(baseline: list[Diagnostic], patched: list[Diagnostic]) -> list[Diagnostic]:
-	"""Warnings in patched beyond those in baseline, counted as a multiset."""
-	extra = collections.Counter(patched) - collections.Counter(baseline)
-	return sorted(extra.elements())
-
-
-def worktree_path(kdir: Path) -> Path:
-	return kdir.parent / f'{kdir.name}-baseline'
-
-
-def ensure_worktree(runner: Runner, kdir: Path) -> Path:
-	"""A checkout of baseline beside KDIR, sharing KDIR's git objects."""
-	return tree.detached_worktree(runner, kdir, worktree_path(kdir), BASELINE_TAG)
-
-
-def touched_files(runner: Runner, kdir: Path) -> list[str]:
-	require_baseline(runner, kdir)
-	out = runner.run(Command(('git', 'diff', '--name-only', f'{BASELINE_TAG}..HEAD'),
-				 cwd=kdir, mutates=False), Output.CAPTURE).output
-	return [line.strip() for line in out.splitlines() if line.strip()]
-
-
-def prepare_config(runner: Runner, srctree: Path, out: Path, config: Path) -> None:
-	if not runner.dry_run:
-		out.mkdir(parents=True, exist_ok=True)
-		shutil.copyfile(config, out / '.config')
-	runner.run(Command(('scripts/config', '--file', str((out / '.config').resolve()),
-			    *CONFIG_CHANGES), cwd=srctree))
-	runner.run(Command(('make', f'ARCH={ARCH}', f'O={out.resolve()}', *TOOLCHAIN_OPTIONS,
-			    'olddefconfig'), cwd=srctree, nice=True), Output.CAPTURE)
-
-
-def build_objects(runner: Runner, srctree: Path, out: Path, sources: list[str],
-		  jobs: int, log: Path) -> str:
-	"""Builds the objects with sparse on; returns make's output."""
+def build_objects(runner: Runner, build: kbuild.Build, sources: list[str], jobs: int,
+		  log: Path) -> str:
+	"""Builds the objects afresh with sparse on; returns make's output."""
 	# In a dry run the baseline worktree may not exist yet: list them all.
-	objects = [s[:-2] + '.o' for s in sources if (srctree / s).is_file() or runner.dry_run]
+	objects = [s[:-2] + '.o' for s in sources if (build.srctree / s).is_file() or runner.dry_run]
 	if not objects:
 		return ''
-	for obj in objects:
-		# objtool only runs when the object is compiled, so always compile.
-		if not runner.dry_run:
-			(out / obj).unlink(missing_ok=True)
-	command = Command(('make', f'ARCH={ARCH}', f'O={out.resolve()}', *TOOLCHAIN_OPTIONS,
-			   'C=2', 'CHECK=sparse', f'--jobs={jobs}', *objects), cwd=srctree, nice=True)
-	result = runner.run(command, Output.LINES, log=log, check=False,
-			    sink=_progress(runner, objects))
+	result = kbuild.build(runner, build, objects, jobs, sparse=True, fresh=True, log=log,
+			      sink=_progress(runner, objects))
 	if result.returncode != 0:
-		raise CommandFailed(command.shell_line(), result.returncode, result.output,
+		raise CommandFailed(result.command.shell_line(), result.returncode, result.output,
 				    f'see {log}')
 	return result.output
 
@@ -202,30 +111,31 @@ def run_sparse(runner: Runner, kdir: Path, jobs: int,
 		raise EnvironmentProblem(f'{kunit_config} is missing',
 					 'build the kunit kernel first with `make kunit CC=gcc`')
 	result = SparseResult()
+	tree.require_baseline(runner, kdir)
 	result.files, result.unmapped_headers, result.other_arch = \
-		files_to_check(touched_files(runner, kdir))
+		files_to_check(worktree.changed_files(runner, kdir, tree.BASELINE_TAG))
 	for header in result.unmapped_headers:
 		runner.say(f'sparse: note: no C files listed for {header} in sparse.HEADER_USERS')
 	if result.other_arch:
-		runner.say(f'sparse: note: not checked by an {ARCH} build: {" ".join(result.other_arch)}')
+		runner.say(f'sparse: note: not checked by an x86_64 build: {" ".join(result.other_arch)}')
 	runner.say(f'sparse: checking {len(result.files)} file(s): {" ".join(result.files)}')
-	baseline_tree = ensure_worktree(runner, kdir)
+	baseline_tree = worktree.baseline_worktree(runner, kdir)
 	if not runner.dry_run:
 		results.mkdir(parents=True, exist_ok=True)
 	outputs = {}
 	for name, srctree in (('baseline', baseline_tree), ('patched', kdir)):
 		out = paths.OUT / f'sparse-{name}'
 		runner.say(f'sparse: building {name} objects in {out}')
-		prepare_config(runner, srctree, out, kunit_config)
-		outputs[name] = build_objects(runner, srctree, out, result.files, jobs,
+		build = kbuild.Build(srctree, out)
+		kbuild.configure(runner, build, kunit_config, disable=DISABLE)
+		outputs[name] = build_objects(runner, build, result.files, jobs,
 					      results / f'sparse-{name}.log')
 	trees = (kdir, baseline_tree)
-	result.baseline = parse_warnings(outputs['baseline'], trees)
-	result.patched = parse_warnings(outputs['patched'], trees)
-	result.new = new_warnings(result.baseline, result.patched)
+	result.baseline = kbuild.parse_diagnostics(outputs['baseline'], trees)
+	result.patched = kbuild.parse_diagnostics(outputs['patched'], trees)
+	result.new = kbuild.new_diagnostics(result.baseline, result.patched)
 	checked = {f[:-2] + '.o' for f in result.files}
-	result.uaccess = [w for w in result.patched
-			  if w.tool == 'objtool' and 'UACCESS' in w.message and w.file in checked]
+	result.uaccess = [w for w in result.patched if w.uaccess and w.file in checked]
 	return result
 
 
@@ -236,7 +146,7 @@ def report(result: SparseResult) -> str:
 		lines += ['touched headers with no C files listed (add them to HEADER_USERS):',
 			  *(f'  {h}' for h in result.unmapped_headers)]
 	if result.other_arch:
-		lines += [f'touched files of other architectures, not checked by an {ARCH} build:',
+		lines += ['touched files of other architectures, not checked by an x86_64 build:',
 			  *(f'  {h}' for h in result.other_arch)]
 	lines += [f'warnings: baseline {len(result.baseline)}, patched {len(result.patched)}, '
 		  f'new {len(result.new)}, objtool UACCESS {len(result.uaccess)}',
@@ -247,3 +157,19 @@ def report(result: SparseResult) -> str:
 			     ('all baseline warnings', result.baseline)):
 		lines += [f'== {title} ({len(items)})', *(f'  {w}' for w in items), '']
 	return '\n'.join(lines)
+
+
+def step(runner: Runner, kdir: Path, jobs: int = kbuild.JOBS) -> Outcome:
+	"""The gate: no new warning and no objtool UACCESS warning."""
+	result = run_sparse(runner, kdir, jobs)
+	if runner.dry_run:
+		return Outcome.ok('dry run')
+	details = written(paths.RESULTS / 'sparse.txt', report(result))
+	for w in result.new:
+		runner.say(f'sparse: NEW {w}')
+	for w in result.uaccess:
+		runner.say(f'sparse: UACCESS {w}')
+	summary = (f'{len(result.files)} files; {len(result.new)} new warning(s), '
+		   f'{len(result.uaccess)} objtool UACCESS warning(s)')
+	runner.say(f'sparse: {summary} (details: {details})')
+	return Outcome.ok(summary) if result.passed else Outcome.findings(summary)

@@ -18,44 +18,52 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.kernel import worktree
 from scoped_uaccess.core import paths
-from scoped_uaccess.gates import sparse
-from scoped_uaccess.kernel import tree
-from scoped_uaccess.kunit import userspace
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
+from scoped_uaccess.core.outcome import Outcome, written
+from scoped_uaccess.cocci.convert.series import core_commit
+from scoped_uaccess.gates import sparse
+from scoped_uaccess.kernel import kbuild, tree
+from scoped_uaccess.kernel.architectures import Arch, arch as arch_named
+from scoped_uaccess.kernel.kbuild import Diagnostic
+from scoped_uaccess.kernel.qemu import AccelChoice
+from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.kunit import compare, userspace
 
 
 @dataclass(frozen=True)
-class BuildArch:
-	"""One architecture the touched files are compiled for."""
-	name: str
-	arch: str			# ARCH=
-	cross_compile: str		# CROSS_COMPILE= ('' for the native compiler)
+class BuildConfig:
+	"""How the touched files are compiled for one architecture."""
+	arch: Arch
 	defconfig: str
 	enable: tuple[str, ...] = ()
 	# IBT makes objtool run on vmlinux.o only; we build single objects.
 	disable: tuple[str, ...] = ()
-	# Touched paths (regex) that only this architecture builds.
+	# Touched paths (regex) that only this configuration builds.
 	owns: str = ''
 
+	@property
+	def name(self) -> str:
+		return self.arch.name
 
-ARCHES: dict[str, BuildArch] = {a.name: a for a in (
+
+ARCHES: dict[str, BuildConfig] = {b.name: b for b in (
 	# kvm and i915 are what the conversions touch beyond defconfig.
-	BuildArch('x86_64', 'x86_64', '', 'x86_64_defconfig',
-		  enable=('KVM', 'KVM_INTEL', 'DRM_I915', 'IA32_EMULATION', 'IO_URING'),
-		  disable=('X86_KERNEL_IBT',), owns=r'^arch/x86/'),
+	BuildConfig(arch_named('x86_64'), 'x86_64_defconfig',
+		    enable=('KVM', 'KVM_INTEL', 'DRM_I915', 'IA32_EMULATION', 'IO_URING'),
+		    disable=('X86_KERNEL_IBT',), owns=r'^arch/x86/'),
 	# Files only a 32-bit x86 kernel builds.
-	BuildArch('i386', 'i386', '', 'i386_defconfig', enable=('VM86', 'X86_LEGACY_VM86'),
-		  owns=r'^arch/x86/(kernel/vm86_32\.c|lib/usercopy_32\.c|lib/checksum_32|'
-		       r'include/asm/checksum_32\.h|include/asm/uaccess_32\.h)'),
-	BuildArch('arm64', 'arm64', 'aarch64-linux-gnu-', 'defconfig', owns=r'^arch/arm64/'),
+	BuildConfig(arch_named('i386'), 'i386_defconfig', enable=('VM86', 'X86_LEGACY_VM86'),
+		    owns=r'^arch/x86/(kernel/vm86_32\.c|lib/usercopy_32\.c|lib/checksum_32|'
+			 r'include/asm/checksum_32\.h|include/asm/uaccess_32\.h)'),
+	BuildConfig(arch_named('arm64'), 'defconfig', owns=r'^arch/arm64/'),
 	# COMPAT builds signal_32.c on ppc64le too.
-	BuildArch('powerpc', 'powerpc', 'powerpc64le-linux-gnu-', 'ppc64le_defconfig',
-		  enable=('COMPAT',), owns=r'^arch/powerpc/'),
-	BuildArch('arm', 'arm', 'arm-linux-gnueabihf-', 'multi_v7_defconfig', owns=r'^arch/arm/'),
-	BuildArch('riscv', 'riscv', 'riscv64-linux-gnu-', 'defconfig', owns=r'^arch/riscv/'),
+	BuildConfig(arch_named('powerpc'), 'ppc64le_defconfig', enable=('COMPAT',),
+		    owns=r'^arch/powerpc/'),
+	BuildConfig(arch_named('arm'), 'multi_v7_defconfig', owns=r'^arch/arm/'),
+	BuildConfig(arch_named('riscv'), 'defconfig', owns=r'^arch/riscv/'),
 )}
 # Generic files build natively, and on arm64, which has no masked user
 # access: there the scopes take their user_*_access_begin() branch.
@@ -64,20 +72,18 @@ GENERIC_ARCHES = ('x86_64', 'arm64')
 HEADER_USERS_GENERIC = ('lib/strncpy_from_user.c', 'lib/strnlen_user.c', 'lib/usercopy.c',
 			'fs/select.c', 'kernel/futex/core.c')
 # The worktrees: the converted HEAD, the unconverted commit (built only to
-# compare warnings), the pristine baseline (booted).
+# compare warnings); the pristine baseline is worktree.baseline_worktree().
 CONVERTED_TREE = paths.BUILD / 'wt-validate-converted'
 BASE_TREE = paths.BUILD / 'wt-validate-base'
-BASELINE_TREE = paths.BUILD / 'wt-validate-baseline'
 BASELINE_RUN = 'validate-baseline'
-_DIAG = re.compile(r'\b(warning|error):')
 
 
 @dataclass
 class ArchBuild:
-	arch: BuildArch
+	arch: BuildConfig
 	objects: list[str] = field(default_factory=list)
-	new: list[sparse.Diagnostic] = field(default_factory=list)
-	uaccess: list[sparse.Diagnostic] = field(default_factory=list)
+	new: list[Diagnostic] = field(default_factory=list)
+	uaccess: list[Diagnostic] = field(default_factory=list)
 	problems: list[str] = field(default_factory=list)
 	warnings: int = 0		# in the converted build, before the comparison
 	seconds: float = 0.0
@@ -128,45 +134,18 @@ def objects_by_arch(touched: list[str]) -> dict[str, list[str]]:
 	return {a: sorted(plan[a]) for a in ARCHES if plan.get(a)}
 
 
-def _make(arch: BuildArch, srctree: Path, out: Path) -> tuple[str, ...]:
-	cross = (f'CROSS_COMPILE={arch.cross_compile}',) if arch.cross_compile else ()
-	return ('make', '-C', str(srctree.resolve()), f'O={out.resolve()}', f'ARCH={arch.arch}',
-		*cross)
+def build_objects(runner: Runner, config: BuildConfig, srctree: Path, out: Path,
+		  objects: list[str], jobs: int) -> tuple[int, str]:
+	"""Configures out (once) and compiles the objects afresh with sparse;
+	returns make's status and output."""
+	build = kbuild.Build(srctree, out, config.arch, ())
+	kbuild.configure(runner, build, config.defconfig, config.enable, config.disable)
+	run = kbuild.build(runner, build, objects, jobs, sparse=True, fresh=True)
+	return run.returncode, run.output
 
 
-def configure(runner: Runner, arch: BuildArch, srctree: Path, out: Path) -> None:
-	"""defconfig plus the record's changes; skipped when out is configured
-	for this tree already (kbuild rebuilds what changed)."""
-	stamp = out / '.validate-config'
-	want = f'{srctree.resolve()} {arch.defconfig} {" ".join(arch.enable)} -{" -".join(arch.disable)}\n'
-	if (out / '.config').is_file() and stamp.is_file() and stamp.read_text() == want:
-		return
-	if not runner.dry_run:
-		out.mkdir(parents=True, exist_ok=True)
-	runner.run(Command((*_make(arch, srctree, out), '-s', arch.defconfig)), Output.CAPTURE)
-	changes = [w for s in arch.enable for w in ('--enable', s)]
-	changes += [w for s in arch.disable for w in ('--disable', s)]
-	if changes:
-		runner.run(Command((str(srctree.resolve() / 'scripts/config'), '--file',
-				    str((out / '.config').resolve()), *changes)))
-	runner.run(Command((*_make(arch, srctree, out), '-s', 'olddefconfig')), Output.CAPTURE)
-	if not runner.dry_run:
-		stamp.write_text(want)
-
-
-def build(runner: Runner, arch: BuildArch, srctree: Path, out: Path, objects: list[str],
-	  jobs: int) -> tuple[int, str]:
-	"""Compiles the objects afresh with sparse; returns make's status and output."""
-	for obj in objects:
-		if not runner.dry_run:
-			(out / obj).unlink(missing_ok=True)
-	run = runner.run(Command((*_make(arch, srctree, out), 'C=2', 'CHECK=sparse',
-				  f'--jobs={jobs}', *objects), nice=True), Output.CAPTURE, check=False)
-	return run.returncode, run.output + run.stderr
-
-
-def _touched_diags(diags: list[sparse.Diagnostic], objects: list[str],
-		   touched: list[str]) -> list[sparse.Diagnostic]:
+def _touched_diags(diags: list[Diagnostic], objects: list[str],
+		   touched: list[str]) -> list[Diagnostic]:
 	"""Diagnostics in the built files and the touched headers: what other
 	headers say is no concern of the conversions."""
 	wanted = {o[:-2] + '.c' for o in objects} | set(objects) | set(touched)
@@ -185,29 +164,26 @@ def validate_builds(runner: Runner, kdir: Path, base_tree: Callable[[], Path],
 		start = time.monotonic()
 		out = paths.OUT / f'validate-{name}'
 		say(f'validate: {name}: {arch.defconfig}; {len(objects)} object(s): {" ".join(objects)}')
-		configure(runner, arch, kdir, out)
-		status, log = build(runner, arch, kdir, out, objects, jobs)
+		status, log = build_objects(runner, arch, kdir, out, objects, jobs)
 		result.log = log
 		if runner.dry_run:
 			results.append(result)
 			continue
 		if status != 0:
-			result.problems.append(f'make failed with status {status}: ' + next(
-				(line.strip() for line in log.splitlines() if '***' in line or 'error:' in line),
-				'see the log'))
-		diags = _touched_diags(sparse.parse_warnings(log, (kdir,)), objects, touched)
+			result.problems.append(f'make failed with status {status}: '
+					       + kbuild.failure_line(log))
+		diags = _touched_diags(kbuild.parse_diagnostics(log, (kdir,)), objects, touched)
 		result.warnings = len(diags)
-		result.uaccess = [d for d in diags if d.tool == 'objtool' and 'UACCESS' in d.message]
+		result.uaccess = [d for d in diags if d.uaccess]
 		if diags:
 			say(f'validate: {name}: {len(diags)} warning(s); building the unconverted tree '
 			    'to compare')
 			base = base_tree()
 			bout = paths.OUT / f'validate-{name}-base'
-			configure(runner, arch, base, bout)
-			_, blog = build(runner, arch, base, bout, objects, jobs)
+			_, blog = build_objects(runner, arch, base, bout, objects, jobs)
 			result.log += '\n=== unconverted tree\n' + blog
-			before = _touched_diags(sparse.parse_warnings(blog, (base,)), objects, touched)
-			result.new = sparse.new_warnings(before, diags)
+			before = _touched_diags(kbuild.parse_diagnostics(blog, (base,)), objects, touched)
+			result.new = kbuild.new_diagnostics(before, diags)
 		result.seconds = time.monotonic() - start
 		verdict = 'PASS' if result.passed else 'FAIL'
 		say(f'validate: {name}: {verdict} ({result.warnings} warning(s) in the touched '
@@ -221,14 +197,8 @@ def validate_builds(runner: Runner, kdir: Path, base_tree: Callable[[], Path],
 	return results
 
 
-def touched_files(runner: Runner, kdir: Path, base: str) -> list[str]:
-	out = runner.run(Command(('git', 'diff', '--name-only', f'{base}..HEAD'), cwd=kdir,
-				 mutates=False), Output.CAPTURE).output
-	return [line.strip() for line in out.splitlines() if line.strip()]
-
-
 def boot_compare(runner: Runner, kdir: Path, baseline_tree: Optional[Path], jobs: int,
-		 accel: kunit_run.AccelChoice, result: ValidateResult,
+		 accel: AccelChoice, result: ValidateResult,
 		 say: Callable[[str], None], baseline_run: str = BASELINE_RUN) -> None:
 	"""Both kernels with the userspace tests; their results must agree.
 	Without baseline_tree, the baseline run named baseline_run is reused."""
@@ -261,7 +231,7 @@ def boot_compare(runner: Runner, kdir: Path, baseline_tree: Optional[Path], jobs
 		return
 	for label, console in (('baseline', baseline), ('converted', converted)):
 		result.boot += [f'{label}: {p}' for p in console.problems()[:5]]
-	diffs = userspace.compare(baseline, converted)
+	diffs = compare.compare(baseline, converted)
 	result.boot += [f'differs: {d}' for d in diffs]
 	checks = len(converted.checks)
 	kunit = '; '.join(str(s) for s in kunit_run.summarize(converted.kunit))
@@ -272,7 +242,7 @@ def boot_compare(runner: Runner, kdir: Path, baseline_tree: Optional[Path], jobs
 
 
 def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
-		 accel: kunit_run.AccelChoice, boot: bool = True,
+		 accel: AccelChoice, boot: bool = True,
 		 only: Optional[list[str]] = None,
 		 say: Optional[Callable[[str], None]] = None,
 		 baseline_run: Optional[str] = None) -> ValidateResult:
@@ -280,19 +250,17 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 	say = say or runner.say
 	tree.require_baseline(runner, kdir)
 	result = ValidateResult(base=base)
-	result.touched = touched_files(runner, kdir, base)
+	result.touched = worktree.changed_files(runner, kdir, base)
 	# Built from a worktree of its own, at a path that stays the same
 	# whichever tree is validated, so the next build is incremental.
-	head = runner.run(Command(('git', 'rev-parse', 'HEAD'), cwd=kdir, mutates=False),
-			  Output.CAPTURE).output.strip()
-	kdir = tree.detached_worktree(runner, kdir, CONVERTED_TREE, head)
+	kdir = worktree.worktree(runner, kdir, CONVERTED_TREE, worktree.head(runner, kdir))
 	say(f'validate: {len(result.touched)} file(s) touched by {base[:12]}..HEAD: '
 	    f'{" ".join(result.touched)}')
 	holder: list[Path] = []
 
 	def base_tree() -> Path:
 		if not holder:
-			holder.append(tree.detached_worktree(runner, kdir, BASE_TREE, base))
+			holder.append(worktree.worktree(runner, kdir, BASE_TREE, base))
 		return holder[0]
 	start = time.monotonic()
 	result.builds = validate_builds(runner, kdir, base_tree, result.touched, jobs, say, only)
@@ -301,7 +269,7 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 		if baseline_run:
 			boot_compare(runner, kdir, None, jobs, accel, result, say, baseline_run)
 		else:
-			pristine = tree.detached_worktree(runner, kdir, BASELINE_TREE, tree.BASELINE_TAG)
+			pristine = worktree.baseline_worktree(runner, kdir)
 			boot_compare(runner, kdir, pristine, jobs, accel, result, say)
 	return result
 
@@ -324,3 +292,38 @@ def report(result: ValidateResult) -> str:
 	for b in result.builds:
 		lines += ['', f'=== {b.arch.name}', b.log.rstrip()]
 	return '\n'.join(lines) + '\n'
+
+
+@dataclass(frozen=True)
+class ValidateRequest:
+	kdir: Path
+	patches: Path = paths.PATCHES
+	base: Optional[str] = None		# default: baseline + the core series
+	jobs: int = kbuild.JOBS
+	accel: AccelChoice = AccelChoice.AUTO
+	boot: bool = True
+	only: Optional[list[str]] = None	# architectures
+	baseline_run: Optional[str] = None
+
+
+def step(runner: Runner, request: ValidateRequest) -> Outcome:
+	"""`make validate`: build/results/validate.txt and a summary."""
+	base = request.base or core_commit(runner, request.kdir, request.patches)
+	result = run_validate(runner, request.kdir, base, request.jobs, request.accel,
+			      boot=request.boot, only=request.only,
+			      baseline_run=request.baseline_run)
+	if runner.dry_run:
+		return Outcome.ok('dry run')
+	details = written(paths.RESULTS / 'validate.txt', report(result))
+	failed = [b.arch.name for b in result.builds if not b.passed]
+	if result.boot:
+		failed.append('boot')
+	clean = len([b for b in result.builds if b.passed])
+	summary = (f'{len(result.touched)} file(s); builds {clean}/{len(result.builds)} clean '
+		   f'({" ".join(b.arch.name for b in result.builds)})')
+	if result.boot_ran:
+		summary += f'; boot: {result.boot_summary}'
+	runner.say(f'validate: {summary}; details: {details}')
+	if failed:
+		return Outcome.findings(f'{summary}; failed: {", ".join(failed)}')
+	return Outcome.ok(summary)

@@ -6,21 +6,35 @@ from dataclasses import dataclass, field
 
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
+from scoped_uaccess.core.outcome import Outcome
+from scoped_uaccess.kernel import architectures, toolchains
 
-# Everything the targets run, in one place. Beyond the brief's list: libc6-dev
-# and perl (kernel builds, checkpatch), xz-utils (the tarball), pkg-config
-# (objtool's libelf flags), qemu-system-data (qboot.rom), python3-ply and
-# python3-git (checkpatch's SPDX check, scripts/spdxcheck.py).
-REQUIRED_PACKAGES = (
-	'linux-source-6.12', 'git', 'make', 'gcc', 'libc6-dev', 'perl', 'xz-utils',
+# What the steps run besides the compilers and QEMU of the architecture
+# table and the toolchains: the kernel source, its build dependencies
+# (libelf-dev and pkg-config for objtool, dwarves), perl and python3-ply
+# and python3-git for checkpatch (scripts/spdxcheck.py), qemu-system-data
+# for qboot.rom, busybox for the initramfs, and the tools themselves.
+_OTHER_PACKAGES = (
+	'linux-source-6.12', 'git', 'make', 'perl', 'xz-utils',
 	'bc', 'bison', 'flex', 'libelf-dev', 'libssl-dev', 'pkg-config', 'dwarves',
-	'cpio', 'kmod', 'rsync',
-	'clang-14', 'lld-14', 'llvm-14', 'clang-19', 'lld-19', 'llvm-19',
-	'gcc-arm-linux-gnueabihf', 'gcc-aarch64-linux-gnu',
-	'gcc-powerpc64le-linux-gnu', 'gcc-riscv64-linux-gnu',
-	'qemu-system-x86', 'qemu-system-data', 'busybox-static',
+	'cpio', 'kmod', 'rsync', 'qemu-system-data', 'busybox-static',
 	'sparse', 'coccinelle', 'python3', 'python3-jsonschema', 'python3-ply', 'python3-git',
+	'python3-pyflakes',
 )
+
+
+def required_packages() -> tuple[str, ...]:
+	"""Every package the steps need, each once."""
+	found: list[str] = []
+	for p in (*architectures.packages(),
+		  *(p for t in toolchains.TOOLCHAINS.values() for p in t.packages),
+		  *_OTHER_PACKAGES):
+		if p not in found:
+			found.append(p)
+	return tuple(found)
+
+
+REQUIRED_PACKAGES = required_packages()
 
 
 @dataclass
@@ -62,3 +76,10 @@ def ensure(runner: Runner, packages: tuple[str, ...] = REQUIRED_PACKAGES) -> Dep
 						 'check the apt sources (Debian 12 bookworm main)')
 	result.installed = result.missing
 	return result
+
+
+def step(runner: Runner) -> Outcome:
+	result = ensure(runner)
+	if result.installed:
+		return Outcome.ok(f'installed {" ".join(result.installed)}')
+	return Outcome.ok(f'{len(REQUIRED_PACKAGES)} packages present')

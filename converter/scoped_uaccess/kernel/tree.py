@@ -12,6 +12,7 @@ from typing import Optional
 
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, TreeStateError
+from scoped_uaccess.core.outcome import Outcome, relative
 
 
 @dataclass(frozen=True)
@@ -430,31 +431,22 @@ def _am_reason(output: str) -> str:
 	return lines[0].strip() if lines else 'git am failed'
 
 
-def detached_worktree(runner: Runner, kdir: Path, wt: Path, commit: str) -> Path:
-	"""A detached worktree of kdir at commit, kept between runs: added when
-	missing, moved to commit when elsewhere, refused when it has local changes."""
-	if not wt.exists():
-		runner.run(Command(('git', 'worktree', 'prune'), cwd=kdir))
-		runner.run(Command(('git', 'worktree', 'add', '-f', '--detach', str(wt.resolve()),
-				    commit), cwd=kdir), Output.CAPTURE)
-		return wt
-	common = runner.run(Command(('git', 'rev-parse', '--path-format=absolute',
-				     '--git-common-dir'), cwd=wt, mutates=False),
-			    Output.CAPTURE, check=False).output.strip()
-	mine = runner.run(Command(('git', 'rev-parse', '--path-format=absolute', '--git-common-dir'),
-				  cwd=kdir, mutates=False), Output.CAPTURE).output.strip()
-	if not common or Path(common) != Path(mine):
-		raise TreeStateError(f'{wt} exists but is not a worktree of {kdir}',
-				     f'remove {wt}; it is recreated on the next run')
-	have = runner.run(Command(('git', 'rev-parse', 'HEAD'), cwd=wt, mutates=False),
-			  Output.CAPTURE, check=False).output.strip()
-	want = runner.run(Command(('git', 'rev-parse', f'{commit}^{{commit}}'), cwd=kdir,
-				  mutates=False), Output.CAPTURE).output.strip()
-	if have != want:
-		runner.run(Command(('git', 'checkout', '-q', '-f', '--detach', want), cwd=wt))
-	dirty = runner.run(Command(('git', '--no-optional-locks', 'status', '--porcelain',
-				    '--untracked-files=no'), cwd=wt, mutates=False), Output.CAPTURE).output
-	if dirty.strip():
-		raise TreeStateError(f'the worktree {wt} has local changes',
-				     f'remove {wt}; it is recreated on the next run')
-	return wt
+def kernel_version(kdir: Path) -> str:
+	"""The version the tree's Makefile declares; an error if it is none."""
+	version = makefile_version(kdir)
+	if version is None:
+		raise EnvironmentProblem(f'{kdir}: not a kernel tree (no version in its Makefile)',
+					 'run `make tree` first or pass --kdir')
+	return version
+
+
+def step(runner: Runner, request: TreeRequest) -> Outcome:
+	"""`make tree`: prepare() and a one-line summary."""
+	result = prepare(runner, request)
+	done = ', '.join(result.actions) or 'unchanged'
+	if runner.dry_run:
+		done += '; dry run: nothing was changed'
+	summary = (f'{relative(request.kdir)}: baseline + {result.series_length} patch(es) '
+		   f'of patches/series ({done})')
+	runner.say(f'tree: {summary}')
+	return Outcome.ok(summary)

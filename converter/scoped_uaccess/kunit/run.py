@@ -3,61 +3,29 @@
 
 import enum
 import json
-import os
-import re
 import shutil
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 from scoped_uaccess.kunit import expected
 from scoped_uaccess.kunit import ktap
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem
+from scoped_uaccess.core.outcome import Outcome, format_seconds, relative
+from scoped_uaccess.kernel import kbuild
+from scoped_uaccess.kernel.architectures import ARCHES
+from scoped_uaccess.kernel.qemu import (ACCELERATORS, KERNEL_ARGS, AccelChoice, Accelerator,
+					AcceleratorParams, choose_accelerator, cpu_args)
 from scoped_uaccess.kernel.toolchains import Toolchain
 
-ARCH = 'x86_64'
+ARCH = ARCHES['x86_64']
 KUNIT_PY = Path('tools/testing/kunit/kunit.py')
 # kunit.py must not leave __pycache__ in a tree it is only reading.
 PYTHON_ENV = {'PYTHONDONTWRITEBYTECODE': '1'}
-# A panic reboots at once, and QEMU's -no-reboot turns that into an exit
-# instead of waiting for kunit.py's timeout.
-KERNEL_ARGS = ('panic=-1',)
-PROGRESS_SECONDS = 20.0
-
-
-class Accelerator(enum.Enum):
-	KVM = 'KVM'
-	TCG = 'TCG'
-
-
-class AccelChoice(enum.Enum):
-	"""What the user asked for (`make kunit ACCEL=...`)."""
-	AUTO = 'auto'	# KVM if /dev/kvm opens and a probe boot works, else TCG
-	KVM = 'kvm'
-	TCG = 'tcg'
-
-
-@dataclass(frozen=True)
-class AcceleratorParams:
-	"""How QEMU runs under one accelerator; TCG is far slower."""
-	accelerator: Accelerator
-	qemu_args: tuple[str, ...]
-	timeout: int		# seconds for boot plus all tests
-
-
-ACCELERATORS = {
-	Accelerator.KVM: AcceleratorParams(Accelerator.KVM, ('-cpu max', '-enable-kvm'), 300),
-	Accelerator.TCG: AcceleratorParams(Accelerator.TCG, ('-cpu max',), 900),
-}
-# A working KVM prints the kernel banner within a second or two. Nested KVM
-# can be present yet unusable (QEMU aborts on MSRs, or the guest hangs in
-# the decompressor), so AUTO first boots the kernel once without tests.
-KVM_PROBE_SECONDS = 20
-KVM_PROBE_BANNER = 'Linux version'
 
 
 class KunitStatus(enum.Enum):
@@ -75,7 +43,7 @@ class KunitRequest:
 	kunitconfig: Path = paths.KUNITCONFIG
 	suites: tuple[expected.ExpectedSuite, ...] = expected.EXPECTED_SUITES
 	results: Path = paths.RESULTS
-	jobs: int = os.cpu_count() or 1
+	jobs: int = kbuild.JOBS
 	accel: AccelChoice = AccelChoice.AUTO
 
 	@property
@@ -113,47 +81,6 @@ class KunitResult:
 	run: Optional[ktap.Run] = None
 
 
-def kvm_openable() -> bool:
-	"""Whether /dev/kvm opens read/write for us."""
-	try:
-		os.close(os.open('/dev/kvm', os.O_RDWR | os.O_CLOEXEC))
-		return True
-	except OSError:
-		return False
-
-
-def kvm_probe_command(kernel: Path) -> Command:
-	"""Boots kernel under KVM with tests off; it panics without a rootfs."""
-	qemu_args = [w for a in ACCELERATORS[Accelerator.KVM].qemu_args for w in a.split()]
-	return Command(('timeout', str(KVM_PROBE_SECONDS), f'qemu-system-{ARCH}', '-nodefaults',
-			'-m', '256', '-no-reboot', '-nographic', '-serial', 'stdio',
-			'-bios', 'qboot.rom', '-kernel', str(kernel),
-			'-append', 'console=ttyS0 panic=-1 kunit.enable=0', *qemu_args),
-		       mutates=False)
-
-
-def choose_accelerator(runner: Runner, choice: AccelChoice,
-		       kernel: Path) -> tuple[Accelerator, str]:
-	"""The accelerator to boot with, and a note on why."""
-	if choice is AccelChoice.TCG:
-		return Accelerator.TCG, 'TCG requested'
-	if choice is AccelChoice.KVM:
-		return Accelerator.KVM, 'KVM requested'
-	if not kvm_openable():
-		return Accelerator.TCG, '/dev/kvm cannot be opened read/write'
-	if runner.dry_run:
-		return Accelerator.KVM, '/dev/kvm opens; dry run, so not probed'
-	probe = runner.run(kvm_probe_command(kernel), Output.CAPTURE, check=False)
-	if KVM_PROBE_BANNER in probe.output:
-		return Accelerator.KVM, '/dev/kvm is usable'
-	problem = next((line.strip() for line in (probe.stderr + probe.output).splitlines()
-			if 'error' in line.lower()), '')
-	if not problem:
-		problem = (f'no kernel banner in {KVM_PROBE_SECONDS}s'
-			   if probe.returncode == 124 else f'QEMU exited with {probe.returncode}')
-	return Accelerator.TCG, f'KVM unusable, probe boot failed: {problem}'
-
-
 def summarize(run: ktap.Run) -> list[SuiteSummary]:
 	summaries = []
 	for suite in run.suites:
@@ -172,7 +99,7 @@ def summarize(run: ktap.Run) -> list[SuiteSummary]:
 
 
 def _kunit_py(request: KunitRequest, subcommand: str, *extra: str) -> Command:
-	return Command((sys.executable, str(KUNIT_PY), subcommand, f'--arch={ARCH}',
+	return Command((sys.executable, str(KUNIT_PY), subcommand, f'--arch={ARCH.kernel_arch}',
 			f'--build_dir={request.build_dir}',
 			f'--kunitconfig={request.kunitconfig.resolve()}', *extra),
 		       cwd=request.kdir, env=PYTHON_ENV, nice=True)
@@ -180,38 +107,18 @@ def _kunit_py(request: KunitRequest, subcommand: str, *extra: str) -> Command:
 
 def make_command(request: KunitRequest) -> Command:
 	"""The kernel build kunit.py would run, but with output we can follow."""
-	return Command(('make', f'ARCH={ARCH}', f'O={request.build_dir}',
+	return Command(('make', f'ARCH={ARCH.kernel_arch}', f'O={request.build_dir}',
 			*request.toolchain.make_options, f'--jobs={request.jobs}', 'all'),
 		       cwd=request.kdir, nice=True)
 
 
 def exec_command(request: KunitRequest, accel: AcceleratorParams) -> Command:
+	# kunit.py splits each --qemu_args value into words.
+	words = cpu_args(ARCH, accel)
+	qemu_args = [f'{words[0]} {words[1]}', *words[2:]]
 	return _kunit_py(request, 'exec', f'--timeout={accel.timeout}', '--raw_output=all',
-			 *(f'--qemu_args={a}' for a in accel.qemu_args),
+			 *(f'--qemu_args={a}' for a in qemu_args),
 			 *(f'--kernel_args={a}' for a in KERNEL_ARGS))
-
-
-_KBUILD_STEP = re.compile(r'^  [A-Z][A-Z0-9_-]* +\S')
-
-
-def build_progress(say: Callable[[str], None]) -> Callable[[str], None]:
-	"""A line sink: kbuild's quiet steps become a periodic status line,
-	everything else (warnings, errors) is shown as it comes."""
-	state = {'steps': 0, 'last': '', 'start': time.monotonic(), 'shown': time.monotonic()}
-
-	def sink(line: str) -> None:
-		now = time.monotonic()
-		if _KBUILD_STEP.match(line):
-			state['steps'] += 1
-			state['last'] = line.strip()
-		elif line.strip():
-			say(line.rstrip())
-		if now - state['shown'] >= PROGRESS_SECONDS:
-			state['shown'] = now
-			elapsed = int(now - state['start'])
-			say(f'  build: {state["steps"]} steps in {elapsed // 60}m{elapsed % 60:02d}s, '
-			    f'now {state["last"]}')
-	return sink
 
 
 def run_kunit(runner: Runner, request: KunitRequest) -> KunitResult:
@@ -256,7 +163,7 @@ def _steps(runner: Runner, request: KunitRequest, result: KunitResult) -> None:
 	runner.say(f'kunit[{tc.name}]: building with {request.jobs} jobs '
 		   f'(log: {request.results}/kunit-{tc.name}-build.log)')
 	try:
-		built = runner.run(make_command(request), Output.LINES, sink=build_progress(runner.say),
+		built = runner.run(make_command(request), Output.LINES, sink=kbuild.build_progress(runner.say),
 				   log=request.results / f'kunit-{tc.name}-build.log')
 		result.build_seconds = built.elapsed
 	except CommandFailed as e:
@@ -264,7 +171,7 @@ def _steps(runner: Runner, request: KunitRequest, result: KunitResult) -> None:
 		result.message = _build_problem(e.output)
 		return
 	result.accelerator, result.accelerator_note = choose_accelerator(
-		runner, request.accel, request.build_dir / 'arch/x86/boot/bzImage')
+		runner, request.accel, request.build_dir / ARCH.qemu.kernel_image)
 	accel = ACCELERATORS[result.accelerator]
 	runner.say(f'kunit[{tc.name}]: booting under {accel.accelerator.value} '
 		   f'({result.accelerator_note})')
@@ -326,3 +233,26 @@ def _write_json(request: KunitRequest, result: KunitResult) -> None:
 	}
 	assert result.json is not None
 	result.json.write_text(json.dumps(data, indent=2) + '\n')
+
+
+def step(runner: Runner, request: KunitRequest) -> Outcome:
+	"""`make kunit`: run_kunit(), what it found, and a one-line summary."""
+	result = run_kunit(runner, request)
+	tag = f'kunit[{result.cc}]'
+	for summary in result.summaries:
+		runner.say(f'{tag}: {summary}')
+	for finding in result.findings[:25]:
+		runner.say(f'{tag}: FAIL {finding}')
+	if len(result.findings) > 25:
+		runner.say(f'{tag}: ... {len(result.findings) - 25} more in {relative(result.json)}')
+	runner.say(f'{tag}: accelerator {result.accelerator.value} ({result.accelerator_note}); '
+		   f'build+boot {format_seconds(result.wall_seconds)} '
+		   f'(build {format_seconds(result.build_seconds)}, '
+		   f'boot {format_seconds(result.boot_seconds)})')
+	if result.log and result.log.exists():
+		runner.say(f'{tag}: results: {relative(result.log)}, {relative(result.json)}')
+	counts = '; '.join(str(s) for s in result.summaries)
+	if result.status is KunitStatus.PASSED:
+		return Outcome.ok(f'{counts}; {result.accelerator.value}, '
+				  f'{format_seconds(result.wall_seconds)}')
+	return Outcome.findings(f'{result.status.value}: {result.message}')

@@ -17,14 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from scoped_uaccess.kernel import cpio
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Command, CommandResult, Output, Runner
+from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, UsageError
+from scoped_uaccess.core.outcome import Outcome, format_seconds, relative
+from scoped_uaccess.kernel import cpio, kbuild
+from scoped_uaccess.kernel.architectures import ARCHES, Arch
+from scoped_uaccess.kernel.qemu import (ACCELERATORS, AccelChoice, Accelerator, AcceleratorParams,
+					boot_command as qemu_boot, choose_accelerator)
+from scoped_uaccess.kernel.toolchains import GCC, Toolchain
 from scoped_uaccess.kunit import ktap
 from scoped_uaccess.kunit import run as kunit_run
-from scoped_uaccess.core import paths
-from scoped_uaccess.core.command import Command, Output, Runner
-from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, UsageError
-from scoped_uaccess.kunit.run import AccelChoice, Accelerator
-from scoped_uaccess.kernel.toolchains import GCC, Toolchain
 
 SOURCE = paths.REPO / 'testcases' / 'userspace' / 'uaccess_syscalls.c'
 CONFIG = paths.REPO / 'testcases' / 'kernel' / 'userspace.config'
@@ -68,26 +71,6 @@ class Mode(enum.Enum):
 	ALL = 'all'		# both
 
 
-@dataclass(frozen=True)
-class QemuMachine:
-	"""How one architecture boots in QEMU (kunit's qemu_configs, for us)."""
-	arch: str
-	qemu: str
-	kernel_image: str		# relative to the build directory
-	qemu_args: tuple[str, ...]
-	console: str
-
-
-X86_64 = QemuMachine(arch='x86_64', qemu='qemu-system-x86_64',
-		     kernel_image='arch/x86/boot/bzImage',
-		     # qboot boots faster than SeaBIOS and leaves the console alone.
-		     qemu_args=('-nodefaults', '-m', '512', '-nographic', '-no-reboot',
-				'-serial', 'stdio', '-bios', 'qboot.rom'),
-		     console='console=ttyS0')
-# A panic reboots at once, which -no-reboot turns into QEMU exiting.
-KERNEL_ARGS = ('panic=-1',)
-
-
 class RunStatus(enum.Enum):
 	PASSED = 'passed'
 	TESTS_FAILED = 'tests failed'
@@ -108,7 +91,7 @@ class UserspaceRequest:
 	toolchain: Toolchain = GCC
 	jobs: int = 2
 	config: Path = CONFIG
-	machine: QemuMachine = X86_64
+	arch: Arch = ARCHES['x86_64']
 	build: bool = True		# False: boot the kernel already built
 
 	@property
@@ -117,7 +100,8 @@ class UserspaceRequest:
 
 	@property
 	def kernel(self) -> Path:
-		return self.build_dir / self.machine.kernel_image
+		assert self.arch.qemu is not None
+		return self.build_dir / self.arch.qemu.kernel_image
 
 	@property
 	def results_stem(self) -> str:
@@ -202,82 +186,6 @@ def parse_log(path: Path) -> Console:
 	return parse_console(path.read_text(errors='backslashreplace').splitlines())
 
 
-# ---- comparing two runs ----
-
-class DiffKind(enum.Enum):
-	ONLY_BASELINE = 'only in the baseline run'
-	ONLY_CONVERTED = 'only in the converted run'
-	STATUS = 'status differs'
-	OUTCOME = 'result differs'
-	INCOMPLETE = 'run incomplete'
-
-
-@dataclass(frozen=True)
-class Difference:
-	kind: DiffKind
-	test: str
-	baseline: str = ''
-	converted: str = ''
-
-	def __str__(self) -> str:
-		text = f'{self.test}: {self.kind.value}'
-		if self.baseline or self.converted:
-			text += f' (baseline: {self.baseline or "-"}; converted: {self.converted or "-"})'
-		return text
-
-
-def _describe(check: Check) -> str:
-	return f'{"ok" if check.status is ktap.Status.PASS else check.status.value} # {check.outcome}'
-
-
-def compare(baseline: Console, converted: Console) -> list[Difference]:
-	"""Where the converted kernel's run differs from the baseline's: the set of
-	userspace checks, each one's status and result (errno or signal), and
-	the KUnit cases of the suites both kernels have. A suite only one
-	kernel has (the series' own suite) is not compared; see only_one_has()."""
-	diffs = []
-	for label, run in (('baseline', baseline), ('converted', converted)):
-		if run.exit_status is None or run.user.errors:
-			detail = '; '.join(run.user.errors) or 'no exit status from /init'
-			diffs.append(Difference(DiffKind.INCOMPLETE, f'({label} run)', **{label: detail}))
-	a, b = baseline.checks, converted.checks
-	for name in a.keys() | b.keys():
-		if name not in b:
-			diffs.append(Difference(DiffKind.ONLY_BASELINE, name, _describe(a[name])))
-		elif name not in a:
-			diffs.append(Difference(DiffKind.ONLY_CONVERTED, name, '', _describe(b[name])))
-		elif a[name].status is not b[name].status:
-			diffs.append(Difference(DiffKind.STATUS, name, _describe(a[name]), _describe(b[name])))
-		elif a[name].outcome != b[name].outcome:
-			diffs.append(Difference(DiffKind.OUTCOME, name, a[name].outcome, b[name].outcome))
-	common = {s.name for s in baseline.kunit.suites} & {s.name for s in converted.kunit.suites}
-	ka = {'.'.join(p): t for p, t in baseline.kunit.root.walk() if p[0] in common}
-	kb = {'.'.join(p): t for p, t in converted.kunit.root.walk() if p[0] in common}
-	for name in ka.keys() | kb.keys():
-		test = f'kunit:{name}'
-		if name not in kb:
-			diffs.append(Difference(DiffKind.ONLY_BASELINE, test, ka[name].status.value))
-		elif name not in ka:
-			diffs.append(Difference(DiffKind.ONLY_CONVERTED, test, '', kb[name].status.value))
-		elif ka[name].status is not kb[name].status:
-			diffs.append(Difference(DiffKind.STATUS, test, ka[name].status.value,
-						kb[name].status.value))
-	# Userspace checks in program order, then KUnit cases.
-	order: dict[str, int] = {}
-	for name in [*a, *b]:
-		order.setdefault(name, len(order))
-	return sorted(diffs, key=lambda d: (d.test.startswith('kunit:'), order.get(d.test, -1), d.test))
-
-
-def only_one_has(baseline: Console, converted: Console) -> tuple[list[str], list[str]]:
-	"""KUnit suites only in the baseline run, and only in the converted run."""
-	a = [s.name for s in baseline.kunit.suites]
-	b = [s.name for s in converted.kunit.suites]
-	return [s for s in a if s not in b], [s for s in b if s not in a]
-
-
-# ---- building and booting ----
-
 @dataclass
 class ConfigReport:
 	dropped_unknown: list[str] = field(default_factory=list)	# not in this tree's Kconfig
@@ -353,27 +261,22 @@ def initramfs_entries(program: Path, busybox: Path = BUSYBOX) -> list[cpio.Entry
 	]
 
 
-def kernel_command_line(request: UserspaceRequest) -> str:
-	return ' '.join((request.machine.console, *KERNEL_ARGS, f'UACCESS_MODE={request.mode.value}',
-			 f'UACCESS_ITERATIONS={request.iterations}'))
+def boot_command(request: UserspaceRequest, initrd: Path, accel: AcceleratorParams) -> Command:
+	return qemu_boot(request.arch, request.kernel, initrd,
+			 (f'UACCESS_MODE={request.mode.value}', f'UACCESS_ITERATIONS={request.iterations}'),
+			 accel)
 
 
-def boot_command(request: UserspaceRequest, initrd: Path, accel: kunit_run.AcceleratorParams) -> Command:
-	qemu_args = [w for a in accel.qemu_args for w in a.split()]
-	return Command(('timeout', str(accel.timeout), request.machine.qemu,
-			*request.machine.qemu_args, '-kernel', str(request.kernel),
-			'-initrd', str(initrd), '-append', kernel_command_line(request), *qemu_args))
+def kernel_build(request: UserspaceRequest) -> kbuild.Build:
+	return kbuild.Build(request.kdir, request.build_dir, request.arch,
+			    request.toolchain.make_options)
 
 
-def config_command(request: UserspaceRequest) -> Command:
-	return Command(('make', f'ARCH={request.machine.arch}', f'O={request.build_dir}',
-			*request.toolchain.make_options, 'olddefconfig'), cwd=request.kdir)
-
-
-def build_command(request: UserspaceRequest) -> Command:
-	return Command(('make', f'ARCH={request.machine.arch}', f'O={request.build_dir}',
-			*request.toolchain.make_options, f'--jobs={request.jobs}',
-			Path(request.machine.kernel_image).name), cwd=request.kdir, nice=True)
+def build_kernel(runner: Runner, request: UserspaceRequest, log: Path) -> CommandResult:
+	"""Builds the kernel image of a configured build directory."""
+	build = kernel_build(request)
+	return kbuild.build(runner, build, (request.kernel.name,), request.jobs, log=log,
+			    sink=kbuild.build_progress(runner.say))
 
 
 def console_progress(say: Callable[[str], None]) -> Callable[[str], None]:
@@ -390,9 +293,10 @@ def run_userspace(runner: Runner, request: UserspaceRequest) -> UserspaceResult:
 	"""Configures and builds the kernel, builds the initramfs, boots, parses;
 	writes <results_stem>.log (the console) and .json to build/results."""
 	result = UserspaceResult(request)
-	for tool, fix in (('gcc', 'run `make deps`'), (request.machine.qemu, 'apt-get install qemu-system-x86')):
+	assert request.arch.qemu is not None
+	for tool in (request.arch.gcc, request.arch.qemu.binary):
 		if shutil.which(tool) is None:
-			raise EnvironmentProblem(f'{tool} is not installed', fix)
+			raise EnvironmentProblem(f'{tool} is not installed', 'run `make deps`')
 	if not BUSYBOX.is_file():
 		raise EnvironmentProblem(f'{BUSYBOX} is missing', 'apt-get install busybox-static')
 	if request.build and not (request.kdir / 'Makefile').is_file():
@@ -419,11 +323,8 @@ def _steps(runner: Runner, request: UserspaceRequest, result: UserspaceResult) -
 	tag = f'userspace[{request.name}]'
 	if request.build:
 		runner.say(f'{tag}: configuring {request.build_dir} from {request.config.name}')
-		if not runner.dry_run:
-			request.build_dir.mkdir(parents=True, exist_ok=True)
-			shutil.copyfile(request.config, request.build_dir / '.config')
 		try:
-			runner.run(config_command(request), Output.CAPTURE)
+			kbuild.configure(runner, kernel_build(request), request.config)
 		except CommandFailed as e:
 			result.status, result.message = RunStatus.CONFIG_FAILED, e.one_line()
 			return
@@ -438,18 +339,17 @@ def _steps(runner: Runner, request: UserspaceRequest, result: UserspaceResult) -
 				return
 		runner.say(f'{tag}: building with {request.jobs} jobs '
 			   f'(log: {paths.RESULTS}/userspace-{request.name}-build.log)')
-		try:
-			built = runner.run(build_command(request), Output.LINES,
-					   sink=kunit_run.build_progress(runner.say),
-					   log=paths.RESULTS / f'userspace-{request.name}-build.log')
-			result.build_seconds = built.elapsed
-		except CommandFailed as e:
-			result.status, result.message = RunStatus.BUILD_FAILED, e.one_line()
+		built = build_kernel(runner, request,
+				     paths.RESULTS / f'userspace-{request.name}-build.log')
+		result.build_seconds = built.elapsed
+		if built.returncode != 0:
+			result.status = RunStatus.BUILD_FAILED
+			result.message = kbuild.failure_line(built.output)
 			return
 	initrd = build_initramfs(runner, request)
-	result.accelerator, result.accelerator_note = kunit_run.choose_accelerator(
-		runner, request.accel, request.kernel)
-	accel = kunit_run.ACCELERATORS[result.accelerator]
+	result.accelerator, result.accelerator_note = choose_accelerator(
+		runner, request.accel, request.kernel, request.arch)
+	accel = ACCELERATORS[result.accelerator]
 	runner.say(f'{tag}: booting under {accel.accelerator.value} ({result.accelerator_note}), '
 		   f'mode {request.mode.value}')
 	booted = runner.run(boot_command(request, initrd, accel), Output.LINES, check=False,
@@ -520,3 +420,28 @@ def results_log(name_or_path: str) -> Path:
 	if path.suffix == '.log' or path.is_file():
 		return path
 	return paths.RESULTS / f'userspace-{name_or_path}.log'
+
+
+def step(runner: Runner, request: UserspaceRequest) -> Outcome:
+	"""`scoped-uaccess userspace`: a run, what it printed, and a summary."""
+	result = run_userspace(runner, request)
+	tag = f'userspace[{request.name}]'
+	console = result.console
+	if console is not None:
+		checks = console.checks.values()
+		passed = sum(c.status is ktap.Status.PASS for c in checks)
+		runner.say(f'{tag}: {passed} of {len(checks)} checks ok; program exit status '
+			   f'{console.exit_status}')
+		for summary in kunit_run.summarize(console.kunit):
+			runner.say(f'{tag}: KUnit {summary}')
+		for b in console.benches:
+			runner.say(f'{tag}: bench {b.name}: {b.ns_per_call:.0f} ns/call '
+				   f'({b.iterations} iterations)')
+	runner.say(f'{tag}: {result.accelerator.value} ({result.accelerator_note}); build '
+		   f'{format_seconds(result.build_seconds)}, boot '
+		   f'{format_seconds(result.boot_seconds)}')
+	if result.log and result.log.exists():
+		runner.say(f'{tag}: results: {relative(result.log)}, {relative(result.json)}')
+	if result.status is RunStatus.PASSED:
+		return Outcome.ok(f'{request.name}: passed')
+	return Outcome.findings(f'{result.status.value}: {result.message}')

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Commands of the kernel and its boots: deps, tree, kunit, userspace, userspace-compare."""
+
+import argparse
+from pathlib import Path
+from typing import Callable
+
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Runner
+from scoped_uaccess.core.outcome import Outcome
+from scoped_uaccess.kernel import deps, kbuild, tree
+from scoped_uaccess.kernel.qemu import AccelChoice
+from scoped_uaccess.kernel.toolchains import TOOLCHAINS, toolchain
+from scoped_uaccess.kunit import compare, expected, userspace
+from scoped_uaccess.kunit import run as kunit_run
+
+
+def cmd_deps(args: argparse.Namespace, runner: Runner) -> Outcome:
+	return deps.step(runner)
+
+
+def cmd_tree(args: argparse.Namespace, runner: Runner) -> Outcome:
+	return tree.step(runner, tree.TreeRequest(kdir=args.kdir, patches=args.patches,
+						  force=args.force))
+
+
+def cmd_kunit(args: argparse.Namespace, runner: Runner) -> Outcome:
+	suites = expected.EXPECTED_SUITES
+	if args.suite:
+		suites = tuple(s for s in suites if s.name in args.suite)
+	return kunit_run.step(runner, kunit_run.KunitRequest(
+		kdir=args.kdir, toolchain=toolchain(args.cc), kunitconfig=args.kunitconfig,
+		suites=suites, accel=AccelChoice(args.accel)))
+
+
+def cmd_userspace(args: argparse.Namespace, runner: Runner) -> Outcome:
+	return userspace.step(runner, userspace.UserspaceRequest(
+		kdir=args.kdir, name=args.name, mode=userspace.Mode(args.mode),
+		iterations=args.iterations, accel=AccelChoice(args.accel),
+		jobs=args.jobs, build=not args.no_build))
+
+
+def cmd_userspace_compare(args: argparse.Namespace, runner: Runner) -> Outcome:
+	return compare.compare_step(runner, args.baseline, args.converted)
+
+
+def add_accel(p: argparse.ArgumentParser) -> None:
+	p.add_argument('--accel', default='auto', choices=[c.value for c in AccelChoice],
+		       help='QEMU accelerator (auto: KVM when usable, else TCG)')
+
+
+def add_jobs(p: argparse.ArgumentParser, what: str = 'make jobs') -> None:
+	p.add_argument('--jobs', type=int, default=kbuild.JOBS, help=what)
+
+
+def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
+	add('deps', cmd_deps, 'install the Debian packages the pipeline needs', kdir=False)
+	p = add('tree', cmd_tree, 'extract the kernel, commit baseline, apply patches/series')
+	p.add_argument('--force', action='store_true',
+		       help='discard a tree that is dirty, diverged or of another version')
+	p = add('kunit', cmd_kunit, 'build the KUnit kernel, boot it in QEMU, check KTAP')
+	p.add_argument('--cc', default='gcc', choices=sorted(TOOLCHAINS), help='compiler')
+	add_accel(p)
+	p.add_argument('--kunitconfig', type=Path, default=paths.KUNITCONFIG,
+		       help='KUnit config fragment (default: testcases/kunit/scoped_uaccess.kunitconfig)')
+	p.add_argument('--suite', action='append',
+		       choices=[s.name for s in expected.EXPECTED_SUITES],
+		       help='check only this expected suite (repeatable; default: all)')
+	p = add('userspace', cmd_userspace, 'build a kernel with testcases/kernel/userspace.config, '
+		'boot it with the userspace syscall tests, check KTAP')
+	p.add_argument('--name', required=True, help='names build/out/user-NAME and the results')
+	p.add_argument('--mode', default='test', choices=[m.value for m in userspace.Mode],
+		       help='the checks, the benchmarks, or both')
+	p.add_argument('--iterations', type=int, default=1000, help='benchmark iterations')
+	add_accel(p)
+	add_jobs(p)
+	p.add_argument('--no-build', action='store_true', help='boot the kernel already built')
+	p = add('userspace-compare', cmd_userspace_compare, 'compare two userspace runs: '
+		'same checks, statuses and errnos', kdir=False)
+	p.add_argument('baseline', help='run name (or console log) of the baseline kernel')
+	p.add_argument('converted', help='run name (or console log) of the converted kernel')

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The regions the rules report, and the tables the conversion writes: conversion.json, summary.md."""
+
+import collections
+import json
+import re
+from dataclasses import dataclass
+
+# FILE:LINE:COL: REGION [tag] FUNCTION(): text  (cocci/README.md)
+_REGION = re.compile(r'^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+)(?:-\d+)?: REGION '
+		     r'\[(?P<tag>[^\]\s]+)\] (?P<function>[A-Za-z_]\w*)\(\): ?(?P<text>.*)$')
+_SCOPE = re.compile(r'\bscoped_user_(?:read|write|rw)_access(?:_size)?\b')
+_BEGIN_CALL = re.compile(r'\b((?:masked_)?user_(?:read_|write_|rw_)?access_begin)\b')
+
+
+@dataclass(frozen=True, order=True)
+class Region:
+	"""One open-coded region as the rules report it, in the unconverted tree."""
+	file: str
+	line: int
+	col: int
+	function: str
+	tag: str		# the converted shape, or skip:<reason>
+	text: str = ''
+
+	@property
+	def skipped(self) -> bool:
+		return self.tag.startswith('skip:')
+
+	@property
+	def reason(self) -> str:
+		return self.tag.split(':', 1)[1] if self.skipped else ''
+
+
+@dataclass
+class Entry:
+	"""A region's line in conversion.json."""
+	region: Region
+	status: str = 'converted'	# or 'skipped'
+	reason: str = ''
+	patch: str = ''			# the patch file that converts it
+	begin: str = ''			# what opened the region
+	scope: str = ''			# what replaces it
+
+	def as_dict(self) -> dict:
+		d = {'file': self.region.file, 'line': self.region.line,
+		     'function': self.region.function, 'status': self.status}
+		if self.status == 'skipped':
+			d['reason'] = self.reason
+		else:
+			d['shape'] = self.region.tag
+		for key in ('begin', 'scope', 'patch'):
+			if getattr(self, key):
+				d[key] = getattr(self, key)
+		return d
+
+
+def parse_regions(text: str) -> list[Region]:
+	"""The REGION lines of spatch's report-mode output; other lines ignored."""
+	found = []
+	for line in text.splitlines():
+		m = _REGION.match(line.strip())
+		if m:
+			file = m['file'][2:] if m['file'].startswith('./') else m['file']
+			found.append(Region(file, int(m['line']), int(m['col']), m['function'],
+					    m['tag'], m['text'].strip()))
+	return sorted(set(found))
+
+
+def pair_scopes(entries: list[Entry], added_scopes: list[str]) -> None:
+	"""Names each converted region's scope, pairing in source order when the
+	diff adds exactly one scope per converted region."""
+	converted = [e for e in entries if e.status == 'converted']
+	if len(converted) == len(added_scopes):
+		for e, scope in zip(converted, added_scopes):
+			e.scope = scope
+
+
+def added_scopes(diff: str) -> list[str]:
+	"""The scoped_user_*_access*() macros a diff adds, in order."""
+	return [m.group(0) for line in diff.splitlines()
+		if line.startswith('+') and not line.startswith('+++')
+		for m in _SCOPE.finditer(line)]
+
+
+def begin_call(source_lines: list[str], region: Region) -> str:
+	"""The begin (or masking test) named at a region's position."""
+	if 0 < region.line <= len(source_lines):
+		text = source_lines[region.line - 1]
+		m = _BEGIN_CALL.search(text, max(0, region.col - 1)) or _BEGIN_CALL.search(text)
+		if m:
+			return m.group(1)
+		if 'can_do_masked_user_access' in text:
+			return 'masked_user_access_begin'
+	return ''
+
+
+def mode_of(name: str) -> str:
+	for mode in ('read', 'write', 'rw'):
+		if f'_{mode}_' in name:
+			return mode
+	return 'rw' if name else ''
+
+
+def conversion_json(entries: list[Entry], meta: dict) -> str:
+	"""conversion.json: what was converted, one entry per region, in file order."""
+	regions = [e.as_dict() for e in sorted(entries, key=lambda e: e.region)]
+	return json.dumps({**meta, 'regions': regions}, indent=1) + '\n'
+
+
+def summary_markdown(entries: list[Entry], meta: dict, patches: list[str]) -> str:
+	"""summary.md: counts by status and reason, then the patches."""
+	counts = collections.Counter((e.status, e.reason) for e in entries)
+	total = len(entries)
+	converted = counts.get(('converted', ''), 0)
+	share = f'{100 * converted / total:.0f}%' if total else 'n/a'
+	lines = [f'# Conversion to scoped user access: Linux {meta.get("version", "?")}', '',
+		 f'Tree: `{meta.get("base", "?")}`; rules `{meta.get("rules", "?")}`, '
+		 f'spatch {meta.get("spatch", "?")}; {meta.get("files", 0)} files given to spatch, '
+		 f'{meta.get("seconds", 0):.0f} s.', '',
+		 f'{total} open-coded regions: {converted} converted ({share}), '
+		 f'{total - converted} skipped.', '',
+		 '| status | reason | regions |', '|---|---|---|']
+	for (status, reason), n in sorted(counts.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1])):
+		lines.append(f'| {status} | {reason or "-"} | {n} |')
+	lines += ['', f'## Patches ({len(patches)})', '']
+	lines += [f'- `{p}`' for p in patches] or ['none']
+	skipped = [e for e in sorted(entries, key=lambda e: e.region) if e.status == 'skipped']
+	if skipped:
+		lines += ['', '## Skipped regions', '', '| file:line | function | reason |',
+			  '|---|---|---|']
+		lines += [f'| {e.region.file}:{e.region.line} | {e.region.function}() | {e.reason} |'
+			  for e in skipped]
+	return '\n'.join(lines) + '\n'

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`make convert`, `convert-install` and `convert-regen`: the conversion as steps."""
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Optional
+
+from scoped_uaccess.cocci.convert import series
+from scoped_uaccess.cocci.convert.run import ConvertRequest, run_convert
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Runner
+from scoped_uaccess.core.errors import UsageError
+from scoped_uaccess.core.outcome import Outcome, relative
+from scoped_uaccess.kernel import tree
+
+CONVERT_OUT = paths.RESULTS / 'convert'
+REGEN_OUT = paths.RESULTS / 'convert-regen'
+
+
+def reports_dir(kdir: Path) -> Path:
+	"""reports/linux-<version>/ of the tree."""
+	return paths.REPO / 'reports' / f'linux-{tree.kernel_version(kdir)}'
+
+
+@dataclass(frozen=True)
+class ConvertStep:
+	request: ConvertRequest
+	patches: Path = paths.PATCHES
+	core: bool = False			# convert baseline + the core part of patches/series
+	install: bool = False			# ... and put the result into patches/ and reports/
+	install_from: Optional[Path] = None	# install an earlier --core output only
+
+
+def core_request(runner: Runner, request: ConvertRequest, patches: Path) -> ConvertRequest:
+	"""The request for the commit that is baseline + the core series, with
+	the first conversion numbered after it."""
+	parts = series.series_parts(patches)
+	return replace(request, rev=series.core_commit(runner, request.tree, patches),
+		       start_number=len(parts.core) + 1)
+
+
+def convert_step(runner: Runner, step: ConvertStep) -> Outcome:
+	request = step.request
+	if step.install_from:
+		series.install(step.install_from, step.patches, reports_dir(request.tree), runner.say)
+		return Outcome.ok(f'installed {step.install_from}')
+	if step.core or step.install:
+		if request.rev != 'HEAD':
+			raise UsageError('--rev and --core/--install together', 'give one of them')
+		request = core_request(runner, request, step.patches)
+	result = run_convert(runner, request)
+	if runner.dry_run:
+		return Outcome.ok('dry run')
+	if step.install:
+		series.install(request.out, step.patches, reports_dir(request.tree), runner.say)
+	counts = result.counts()
+	converted = counts.get(('converted', ''), 0)
+	out = relative(request.out)
+	runner.say(f'convert: series: {out}/*.patch; table: {out}/conversion.json, {out}/summary.md')
+	return Outcome.ok(f'{converted} of {len(result.entries)} regions converted, '
+			  f'{len(result.patches)} patch(es) in {out}')
+
+
+def regen_step(runner: Runner, request: ConvertRequest, patches: Path) -> Outcome:
+	"""Regenerates the conversions on baseline + core series and compares
+	them, and conversion.json, with those committed."""
+	parts = series.series_parts(patches)
+	if not parts.conversions:
+		raise UsageError(f'{patches}/series has no conversions part',
+				 'generate it with `make convert-install`')
+	request = core_request(runner, request, patches)
+	result = run_convert(runner, request)
+	if runner.dry_run:
+		return Outcome.ok('dry run')
+	want = series.read_series_texts(patches, parts.conversions)
+	have = series.read_series_texts(request.out, [p.name for p in result.patches])
+	problems = series.compare_series(want, have)
+	committed = reports_dir(request.tree) / 'conversion.json'
+	if committed.is_file() and committed.read_text() != (request.out / 'conversion.json').read_text():
+		problems.append(f'{relative(committed)} differs from the regenerated '
+				f'{relative(request.out)}/conversion.json')
+	for p in problems:
+		runner.say(f'convert-regen: {p}')
+	summary = (f'{len(have)} regenerated patch(es) against {len(want)} in patches/'
+		   f'{"; " + str(len(problems)) + " difference(s)" if problems else ", identical"}')
+	runner.say(f'convert-regen: {summary}')
+	return Outcome.findings(summary) if problems else Outcome.ok(summary)

@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The checker's findings: the class table, ids, and the text, JSON and SARIF forms."""
+
+import enum
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+from scoped_uaccess.cocci.spatch import ParseFailure, digest
+
+
+class Severity(enum.Enum):
+	ERROR = 'ERROR'
+	WARNING = 'WARNING'
+
+
+@dataclass(frozen=True)
+class CheckClass:
+	"""One class of finding, as the header of its checker script describes it."""
+	name: str
+	text: str		# what it reports, from the header
+	severity: Severity	# the default: WARNING when the header says so
+	script: str		# the .cocci file that reports it
+
+
+# `///  [class]   what it reports`, continued on `///` lines indented deeper.
+_CLASS_LINE = re.compile(r'^///\s+\[(?P<cls>[a-z-]+)\]\s+(?P<text>\S.*)$')
+_CONTINUED = re.compile(r'^///\s{4,}(?P<text>\S.*)$')
+
+
+def class_table(scripts: Iterable[Path]) -> dict[str, CheckClass]:
+	"""The classes the checker scripts report, in the order of their headers:
+	the one table that the summary, the counts and the SARIF rules read."""
+	table: dict[str, CheckClass] = {}
+	for script in scripts:
+		current: Optional[list] = None
+		for line in script.read_text().splitlines():
+			if m := _CLASS_LINE.match(line):
+				current = [m['cls'], m['text'].strip()]
+				table[m['cls']] = _class(current, script)
+			elif current and (m := _CONTINUED.match(line)):
+				current[1] += ' ' + m['text'].strip()
+				table[current[0]] = _class(current, script)
+			else:
+				current = None
+	return table
+
+
+def _class(entry: list, script: Path) -> CheckClass:
+	name, text = entry
+	severity = Severity.WARNING if text.startswith('(WARNING)') else Severity.ERROR
+	text = text.removeprefix('(WARNING)').strip()
+	return CheckClass(name, text, severity, script.name)
+
+
+PARSE_ERROR = CheckClass('parse-error', 'code that spatch cannot parse: not checked',
+			 Severity.ERROR, '')
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+	"""One report of the checker.  Columns are Coccinelle's: 0-based, end
+	exclusive."""
+	file: str
+	line: int
+	col: int
+	col_end: int
+	severity: Severity = field(compare=False)
+	cls: str
+	message: str
+	id: str = field(default='', compare=False)
+
+	def text(self) -> str:
+		return (f'{self.file}:{self.line}:{self.col}-{self.col_end}: '
+			f'{self.severity.value}: [{self.cls}] {self.message}')
+
+	def as_dict(self) -> dict:
+		return {'id': self.id, 'file': self.file, 'line': self.line, 'col': self.col,
+			'col_end': self.col_end, 'severity': self.severity.value,
+			'class': self.cls, 'message': self.message}
+
+	@staticmethod
+	def from_dict(d: dict) -> 'Finding':
+		return Finding(d['file'], d['line'], d['col'], d['col_end'],
+			       Severity(d['severity']), d['class'], d['message'], d.get('id', ''))
+
+
+# file:line:col-col: SEVERITY: [class] message, as coccilib.report prints
+_REPORT = re.compile(r'^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+)-(?P<col_end>\d+): '
+		     r'(?P<severity>ERROR|WARNING): \[(?P<cls>[a-z-]+)\] (?P<message>.*)$')
+
+
+def parse_report(text: str) -> list[Finding]:
+	"""The findings in spatch's report-mode output."""
+	findings = []
+	for line in text.splitlines():
+		m = _REPORT.match(line)
+		if m:
+			file = m['file'][2:] if m['file'].startswith('./') else m['file']
+			findings.append(Finding(file, int(m['line']), int(m['col']),
+						int(m['col_end']), Severity(m['severity']),
+						m['cls'], m['message']))
+	return findings
+
+
+def assign_ids(findings: list[Finding], source_line: Callable[[str, int], str]) -> list[Finding]:
+	"""Gives every finding an id that survives code moving up or down:
+	file, class, message without line numbers and the text of its line."""
+	seen: dict[str, int] = {}
+	out = []
+	for f in sorted(findings):
+		message = re.sub(r'\bline \d+\b', 'line N', f.message)
+		base = digest(f'{f.file}\0{f.cls}\0{message}\0{source_line(f.file, f.line).strip()}')
+		n = seen.get(base, 0)
+		seen[base] = n + 1
+		fid = f'{f.cls}-{base}' + (f'-{n}' if n else '')
+		out.append(Finding(f.file, f.line, f.col, f.col_end, f.severity, f.cls,
+				   f.message, fid))
+	return out
+
+
+def findings_from_json(text: str) -> list[Finding]:
+	data = json.loads(text)
+	return [Finding.from_dict(d) for d in data.get('findings', [])]
+
+
+# ---- output forms ------------------------------------------------------------
+
+def to_text(findings: list[Finding], failures: list[ParseFailure]) -> str:
+	lines = [f.text() for f in findings] + [p.text() for p in failures]
+	return ''.join(line + '\n' for line in lines)
+
+
+def to_json(findings: list[Finding], failures: list[ParseFailure], files: list[str],
+	    spatch_version: str) -> str:
+	return json.dumps({
+		'tool': {'name': 'scoped_uaccess.cocci', 'spatch': spatch_version},
+		'files': files,
+		'findings': [f.as_dict() for f in findings],
+		'parse_failures': [p.as_dict() for p in failures],
+	}, indent=1) + '\n'
+
+
+SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json'
+SARIF_LEVEL = {Severity.ERROR: 'error', Severity.WARNING: 'warning'}
+
+
+def to_sarif(findings: list[Finding], failures: list[ParseFailure], classes: dict[str, CheckClass],
+	     spatch_version: str, root: Path) -> str:
+	"""SARIF 2.1.0: one run, one rule per class, columns made 1-based."""
+	rules = [*classes.values(), PARSE_ERROR]
+	index = {c.name: i for i, c in enumerate(rules)}
+	results = []
+	for f in findings:
+		results.append({
+			'ruleId': f.cls,
+			'ruleIndex': index[f.cls],
+			'level': SARIF_LEVEL[f.severity],
+			'message': {'text': f.message},
+			'locations': [_sarif_location(f.file, f.line, f.col + 1, f.col_end + 1)],
+			'partialFingerprints': {'scopedUaccessId/v1': f.id},
+		})
+	for p in failures:
+		results.append({
+			'ruleId': PARSE_ERROR.name,
+			'ruleIndex': index[PARSE_ERROR.name],
+			'level': 'error',
+			'message': {'text': p.text().split('[parse-error] ', 1)[1]},
+			'locations': [_sarif_location(p.file, p.line, 1, None)],
+			'partialFingerprints': {'scopedUaccessId/v1': p.id},
+		})
+	log = {
+		'$schema': SARIF_SCHEMA_URI,
+		'version': '2.1.0',
+		'runs': [{
+			'tool': {'driver': {
+				'name': 'scoped_uaccess.cocci',
+				'informationUri': 'https://coccinelle.gitlabpages.inria.fr/website/',
+				'version': spatch_version or 'unknown',
+				'rules': [{'id': c.name,
+					   'shortDescription': {'text': c.text[:1].upper() + c.text[1:]},
+					   'defaultConfiguration': {'level': SARIF_LEVEL[c.severity]}}
+					  for c in rules],
+			}},
+			'originalUriBaseIds': {'SRCROOT': {'uri': root.resolve().as_uri() + '/'}},
+			# Coccinelle counts characters: a tab is one column
+			'columnKind': 'unicodeCodePoints',
+			'invocations': [{'executionSuccessful': not failures}],
+			'results': results,
+		}],
+	}
+	return json.dumps(log, indent=1) + '\n'
+
+
+def _sarif_location(file: str, line: int, col: int, col_end: Optional[int]) -> dict:
+	region: dict = {'startLine': line, 'startColumn': col}
+	if col_end is not None and col_end > col:
+		region['endColumn'] = col_end
+	if Path(file).is_absolute():
+		artifact = {'uri': Path(file).as_uri()}
+	else:
+		artifact = {'uri': file, 'uriBaseId': 'SRCROOT'}
+	return {'physicalLocation': {'artifactLocation': artifact, 'region': region}}

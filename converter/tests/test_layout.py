@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The package's shape: imports only go down, no cycle, modules stay small,
+and the .cocci scripts carry the API tables of cocci/api.py."""
+
+import ast
+import unittest
+from pathlib import Path
+
+import support
+from scoped_uaccess.cocci import api
+
+PACKAGE = support.CONVERTER / 'scoped_uaccess'
+# The stages, lowest first: a module may import its own stage and those below.
+LAYERS = ('core', 'kernel', 'kunit', 'cocci', 'gates', 'bench', 'cli')
+MAX_LINES = 500
+
+
+def modules() -> dict[str, Path]:
+	return {'.'.join(p.relative_to(support.CONVERTER).with_suffix('').parts): p
+		for p in sorted(PACKAGE.rglob('*.py'))}
+
+
+def imports(path: Path) -> set[str]:
+	found = set()
+	for node in ast.walk(ast.parse(path.read_text())):
+		if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith('scoped_uaccess'):
+			for alias in node.names:
+				full = f'{node.module}.{alias.name}'
+				found.add(full if full in modules() else node.module)
+		elif isinstance(node, ast.Import):
+			found.update(a.name for a in node.names if a.name.startswith('scoped_uaccess'))
+	return found
+
+
+def layer(module: str) -> int:
+	parts = module.split('.')
+	return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else -1
+
+
+class LayoutTest(unittest.TestCase):
+	def test_imports_only_go_down(self) -> None:
+		upward = [f'{m} imports {i}' for m, p in modules().items() for i in imports(p)
+			  if layer(i) > layer(m)]
+		self.assertEqual([], upward)
+
+	def test_no_import_cycle(self) -> None:
+		graph = {m: {i for i in imports(p) if i in modules() and i != m}
+			 for m, p in modules().items()}
+		state: dict[str, int] = {}
+
+		def visit(m: str, path: list[str]) -> None:
+			state[m] = 1
+			for n in sorted(graph[m]):
+				if state.get(n) == 1:
+					self.fail('import cycle: ' + ' -> '.join(path[path.index(n):] + [n]))
+				if n not in state:
+					visit(n, path + [n])
+			state[m] = 2
+		for m in graph:
+			if m not in state:
+				visit(m, [m])
+
+	def test_every_module_is_in_a_stage(self) -> None:
+		stray = [m for m in modules() if m.count('.') >= 1 and layer(m) < 0
+			 and not m.endswith('__init__') and m != 'scoped_uaccess']
+		self.assertEqual([], stray)
+
+	def test_modules_are_small(self) -> None:
+		big = [f'{m}: {len(p.read_text().splitlines())} lines' for m, p in modules().items()
+		       if len(p.read_text().splitlines()) > MAX_LINES]
+		self.assertEqual([], big)
+
+
+class ApiTablesTest(unittest.TestCase):
+	def test_scripts_carry_the_current_tables(self) -> None:
+		for script in sorted((support.REPO / 'cocci').glob('*.cocci')):
+			text = script.read_text()
+			if api.table_blocks(text):
+				with self.subTest(script=script.name):
+					self.assertEqual(api.update_text(text), text, 'run '
+							 '`converter/scoped-uaccess api-tables --write`')
+
+	def test_render_round_trips(self) -> None:
+		text = '# BEGIN API TABLES: ENDS SCOPES\nstale\n# END API TABLES\n'
+		new = api.update_text(text)
+		scope: dict = {}
+		exec(new, scope)
+		self.assertEqual(api.ENDS, scope['ENDS'])
+		self.assertEqual(api.SCOPES, scope['SCOPES'])
+		self.assertEqual(new, api.update_text(new))
+
+
+if __name__ == '__main__':
+	unittest.main()
