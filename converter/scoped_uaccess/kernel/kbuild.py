@@ -69,6 +69,7 @@ def configure(runner: Runner, build: Build, base: Union[str, Path],
 		build.out.mkdir(parents=True, exist_ok=True)
 		stamp.unlink(missing_ok=True)
 	if isinstance(base, Path):
+		runner.say(f'$ cp {base} {build.out}/.config')
 		if not runner.dry_run:
 			shutil.copyfile(base, build.out / '.config')
 	else:
