@@ -574,6 +574,40 @@ static long call_uring_waitid(struct run *r)
 	return res;
 }
 
+/* IORING_OP_SENDMSG: io_uring/net.c io_msg_copy_hdr() reads the msghdr in
+ * a region (compat rings: io_compat_msg_copy_hdr(), copy_from_user()). */
+
+static struct iovec send_iov = { "s", 1 };
+
+static void fill_msghdr(unsigned char *obj)
+{
+	struct msghdr m = { .msg_iov = &send_iov, .msg_iovlen = 1 };
+
+	memcpy(obj, &m, sizeof(m));
+}
+
+static long call_uring_sendmsg(struct run *r)
+{
+	struct io_uring_sqe sqe;
+	char buf[8];
+	int res;
+	long got;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_SENDMSG;
+	sqe.fd = sock[0];
+	sqe.addr = (unsigned long)r->obj;
+	sqe.len = 1;
+	res = uring_do(&sqe);
+	got = recv(sock[1], buf, sizeof(buf), MSG_DONTWAIT);
+	addstate(r, "received=%ld", got < 0 ? 0L : got);
+	if (res < 0) {
+		errno = -res;
+		return -1;
+	}
+	return res;
+}
+
 /* ------------------------------------------------------------------ */
 /* Directories: fs/readdir.c filldir() (getdents), filldir64()
  * (getdents64), compat_filldir() and compat_fillonedir() (compat
@@ -612,10 +646,14 @@ static const char *setup_readdir(const struct path *p)
 {
 	(void)p;
 #ifdef SYS_readdir
-	return NULL;
-#else
-	return "no-readdir-syscall";
+	unsigned char tmp[300];
+
+	/* ppc64 has the number, for 32-bit tasks only */
+	lseek(dir_fd, 0, SEEK_SET);
+	if (syscall(SYS_readdir, dir_fd, tmp, 1) == 1)
+		return NULL;
 #endif
+	return "no-readdir-syscall";
 }
 
 static long call_readdir(struct run *r)
@@ -1371,6 +1409,55 @@ static long call_swapcontext(struct run *r)
 #endif
 }
 
+/* ppc64 swapcontext(NULL, new, size): sys_swapcontext() reads the new
+ * context's MSR in a read region, then do_setcontext() restores it like
+ * rt_sigreturn.  The context is one swapcontext() saved, pointed at
+ * landed(). */
+
+#if defined(__powerpc64__)
+static ucontext_t saved_ctx;
+#endif
+
+static const char *setup_setcontext(const struct path *p)
+{
+	(void)p;
+#if defined(__powerpc64__)
+	ucontext_t *uc = &saved_ctx;
+
+	if (syscall(SYS_swapcontext, uc, NULL, sizeof(*uc)) < 0)
+		return "swapcontext-failed";
+	uc->uc_mcontext.gp_regs[PT_NIP] = (unsigned long)landed;
+	uc->uc_mcontext.gp_regs[12] = (unsigned long)landed;
+	uc->uc_mcontext.gp_regs[1] = (unsigned long)(landing_stack + sizeof(landing_stack) - 128);
+	uc->uc_mcontext.v_regs = NULL;
+	uc->uc_mcontext.gp_regs[PT_MSR] &= ~((1UL << 25) | (1UL << 23));
+	memcpy(&uc->uc_sigmask, &(unsigned long long){ SIGBIT(SIGUSR1) }, KSIGSET);
+	return NULL;
+#else
+	return "powerpc-only";
+#endif
+}
+
+static void fill_ctx(unsigned char *obj)
+{
+#if defined(__powerpc64__)
+	memcpy(obj, &saved_ctx, sizeof(saved_ctx));
+#else
+	(void)obj;
+#endif
+}
+
+static long call_setcontext(struct run *r)
+{
+#if defined(__powerpc64__)
+	return syscall(SYS_swapcontext, NULL, r->obj, sizeof(ucontext_t));
+#else
+	(void)r;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
 /* ------------------------------------------------------------------ */
 /* The table.  Each path: name, region, object size, step, map chunk,
  * flags, masks, setup, fill, call. */
@@ -1393,6 +1480,8 @@ static const struct path paths[] = {
 	  sizeof(struct rusage), sizeof(long), 0, 0, all_masked, NULL, NULL, call_waitid_rusage },
 	{ "io_uring.waitid", "io_uring/waitid.c io_waitid_copy_si() / io_waitid_compat_copy_si()",
 	  sizeof(siginfo_t), 4, 0, 0, siginfo_masks, setup_io_uring, NULL, call_uring_waitid },
+	{ "io_uring.sendmsg", "io_uring/net.c io_msg_copy_hdr() / io_compat_msg_copy_hdr()",
+	  sizeof(struct msghdr), 4, 0, 0, NULL, setup_io_uring, fill_msghdr, call_uring_sendmsg },
 	{ "getdents", "fs/readdir.c filldir() / compat_filldir()",
 	  DIRBUF, 1, 8, 0, NULL, NULL, NULL, call_getdents },
 	{ "getdents64", "fs/readdir.c filldir64()",
@@ -1449,6 +1538,8 @@ static const struct path paths[] = {
 	  RT_FRAME_SIZE, sizeof(long), 0, F_CHILD, NULL, setup_sigreturn, fill_frame, call_sigreturn },
 	{ "swapcontext.old", "arch/powerpc/kernel/signal_64.c sys_swapcontext() write region",
 	  sizeof(ucontext_t), 8, 0, F_NOREF, NULL, setup_swapcontext, NULL, call_swapcontext },
+	{ "swapcontext.new", "arch/powerpc/kernel/signal_64.c sys_swapcontext() read region, do_setcontext()",
+	  sizeof(ucontext_t), 8, 0, F_CHILD, NULL, setup_setcontext, fill_ctx, call_setcontext },
 };
 
 #define NPATHS	(sizeof(paths) / sizeof(paths[0]))
