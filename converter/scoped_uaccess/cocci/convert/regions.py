@@ -20,7 +20,7 @@ class Region:
 	line: int
 	col: int
 	function: str
-	tag: str		# the converted shape, or skip:<reason>
+	tag: str		# converted-<shape>[+<transformation>...], or skip:<reason>
 	text: str = ''
 
 	@property
@@ -30,6 +30,15 @@ class Region:
 	@property
 	def reason(self) -> str:
 		return self.tag.split(':', 1)[1] if self.skipped else ''
+
+	@property
+	def shape(self) -> str:
+		return '' if self.skipped else self.tag.split('+')[0]
+
+	@property
+	def transformations(self) -> list[str]:
+		"""What the passes do to the region before the scope pass."""
+		return [] if self.skipped else self.tag.split('+')[1:]
 
 
 @dataclass
@@ -47,8 +56,11 @@ class Entry:
 		     'function': self.region.function, 'status': self.status}
 		if self.status == 'skipped':
 			d['reason'] = self.reason
+			if self.region.text:
+				d['why'] = self.region.text
 		else:
-			d['shape'] = self.region.tag
+			d['shape'] = self.region.shape
+			d['transformations'] = self.region.transformations
 		for key in ('begin', 'scope', 'patch'):
 			if getattr(self, key):
 				d[key] = getattr(self, key)

@@ -25,14 +25,15 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from scoped_uaccess.kernel import worktree
-from scoped_uaccess.cocci import api, check, spatch
+from scoped_uaccess.cocci import api, check, inlines, spatch
+from scoped_uaccess.cocci.convert import pipeline
 from scoped_uaccess.cocci.convert.commits import SUBJECT, commit_message, group_files, prefix_from_history, prefix_from_path
-from scoped_uaccess.cocci.convert.regions import (Entry, Region, added_scopes, begin_call,
-						  conversion_json, pair_scopes, parse_regions,
+from scoped_uaccess.cocci.convert.regions import (Entry, added_scopes, begin_call,
+						  conversion_json, pair_scopes,
 						  summary_markdown)
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
-from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, TreeStateError, UsageError
+from scoped_uaccess.core.errors import EnvironmentProblem, TreeStateError, UsageError
 from scoped_uaccess.kernel import tree
 from scoped_uaccess.kernel.checkpatch import check_patch
 
@@ -113,6 +114,18 @@ def validate_request(runner: Runner, request: ConvertRequest) -> str:
 	return rev.output.strip()
 
 
+def masking_arches(tree: Path) -> tuple[str, ...]:
+	"""The architectures whose uaccess headers provide masked user access
+	(can_do_masked_user_access() true): x86 in 6.12."""
+	found = []
+	for header in sorted(tree.glob('arch/*/include/asm/uaccess*.h')):
+		if re.search(r'#define\s+masked_user_access_begin\b', header.read_text(errors='replace')):
+			arch = header.parts[-4]
+			if arch not in found:
+				found.append(arch)
+	return tuple(found)
+
+
 def prefilter(runner: Runner, wt: Path) -> list[str]:
 	"""The C files and headers of the worktree that use a region begin,
 	except where the API is defined."""
@@ -126,36 +139,38 @@ def _parallel(jobs: int, fn: Callable, items: list) -> list:
 		return list(pool.map(fn, items))
 
 
-def census(runner: Runner, rules: Path, wt: Path, files: list[str], jobs: int,
-	   say: Callable[[str], None]) -> dict[str, list[Region]]:
-	"""Report mode on every file: its regions, each converted or skipped."""
-	done = [0]
-
-	def one(name: str) -> tuple[str, list[Region]]:
-		found: set[Region] = set()
-		for variant in spatch.parse_variants(name):
-			run = runner.run(spatch.command(rules, 'report', name, wt, variant),
-					 Output.CAPTURE, check=False)
-			if run.returncode != 0:
-				raise CommandFailed(run.command.shell_line(), run.returncode,
-						    run.stderr or run.output, 'the rules or spatch failed')
-			found.update(parse_regions(run.output))
-		done[0] += 1
-		regions = sorted(found)
-		skipped = sum(r.skipped for r in regions)
-		say(f'convert: [{done[0]}/{len(files)}] {name}: {len(regions)} region(s), '
-		    f'{len(regions) - skipped} to convert')
-		return name, regions
-	return dict(_parallel(jobs, one, files))
-
-
-def rewrite(runner: Runner, rules: Path, wt: Path, files: list[str], jobs: int) -> None:
-	"""Patch mode, in place in the worktree; variants one after the other."""
-	def one(name: str) -> None:
-		for variant in spatch.parse_variants(name):
-			runner.run(spatch.command(rules, 'patch', name, wt, variant, in_place=True),
-				   Output.CAPTURE, fix='the rules or spatch failed; rerun the command')
-	_parallel(jobs, one, files)
+def convert_file(runner: Runner, rules: Path, wt: Path, name: str, env: pipeline.Environment,
+		 say: Callable[[str], None]) -> tuple[list[Entry], bool]:
+	"""Census, passes and scopes for one file, then the census again: what
+	is still open-coded must be what the census skipped.  A function where
+	it is not is converted again without its regions (excluded), at most
+	twice; returns the entries and whether the file changed."""
+	source_lines = (wt / name).read_text(errors='replace').splitlines()
+	exclude: list[str] = list(env.exclude)
+	for _ in range(3):
+		env = pipeline.Environment(env.inlines, env.masking, tuple(exclude))
+		regions = pipeline.census(runner, rules, wt, name, env)
+		entries = [Entry(r, 'skipped' if r.skipped else 'converted', r.reason,
+				 begin=begin_call(source_lines, r)) for r in regions]
+		if not any(e.status == 'converted' for e in entries):
+			return entries, False
+		pipeline.rewrite(runner, rules, wt, name, regions, env)
+		if runner.dry_run:
+			return entries, False
+		after = pipeline.census(runner, rules, wt, name, env)
+		still = collections.Counter(r.function for r in after)
+		kept = collections.Counter(e.region.function for e in entries if e.status == 'skipped')
+		bad = sorted((still - kept) + (kept - still))
+		if not bad:
+			return entries, True
+		say(f'convert: {name}: in {", ".join(f + "()" for f in bad)} what is still '
+		    'open-coded is not what the census skipped; again without those regions')
+		runner.run(_git(wt, 'checkout', '-q', '--', name, mutates=True))
+		for f in bad:
+			mine = sorted((r for r in regions if r.function == f), key=lambda r: (r.line, r.col))
+			exclude += [f'{name}:{f}:{i}' for i, r in enumerate(mine) if not r.skipped]
+	return [Entry(r, 'skipped', NOT_REWRITTEN, begin=begin_call(source_lines, r))
+		for r in regions], False
 
 
 def _error_keys(findings: Iterable) -> collections.Counter:
@@ -275,48 +290,24 @@ def _convert(runner: Runner, request: ConvertRequest, commit: str, result: Conve
 		say('convert: dry run: then the checker on the rewritten files, one commit per '
 		    f'subsystem in {wt}, git format-patch into {request.out}')
 		return result
-	regions = census(runner, rules, wt, files, request.jobs, say)
-	sources = {name: (wt / name).read_text(errors='replace').splitlines() for name in files}
+	env = pipeline.Environment(inlines.index(runner, request.tree), masking_arches(wt))
+	done = [0]
+
+	def one(name: str) -> tuple[str, list[Entry], bool]:
+		found, changed = convert_file(runner, rules, wt, name, env, say)
+		done[0] += 1
+		converted = sum(e.status == 'converted' for e in found)
+		say(f'convert: [{done[0]}/{len(files)}] {name}: {len(found)} region(s), '
+		    f'{converted} converted')
+		return name, found, changed
 	entries: dict[str, list[Entry]] = {}
-	for name, found in regions.items():
-		entries[name] = [Entry(r, 'skipped' if r.skipped else 'converted', r.reason,
-				       begin=begin_call(sources[name], r)) for r in found]
-	todo = [n for n in files if any(e.status == 'converted' for e in entries[n])]
-	say(f'convert: rewriting {len(todo)} file(s)')
-	rewrite(runner, rules, wt, todo, request.jobs)
-	changed = set(runner.run(_git(wt, 'diff', '--name-only'), Output.CAPTURE).output.split())
-	for name in todo:
-		if name not in changed:
-			_skip(entries[name], NOT_REWRITTEN)
-	stray = sorted(changed - set(todo))
-	if stray:
-		say(f'convert: patch mode changed files without a region to convert, reverted: '
-		    f'{" ".join(stray)}')
-		runner.run(_git(wt, 'checkout', '-q', '--', *stray, mutates=True))
-	rewritten = sorted(changed & set(todo))
-	# What is still open-coded after the rewrite must be what was skipped.
+	rewritten = []
+	for name, found, changed in _parallel(request.jobs, one, files):
+		entries[name] = found
+		if changed:
+			rewritten.append(name)
+	rewritten.sort()
 	if rewritten:
-		after = census(runner, rules, wt, rewritten, request.jobs,
-			       lambda text: say(text.replace('convert: [', 'convert: after the rewrite [')))
-		for name in rewritten:
-			still = collections.Counter(r.function for r in after[name])
-			kept = collections.Counter(e.region.function for e in entries[name]
-						   if e.status == 'skipped')
-			if kept - still:
-				# A region reported skipped was rewritten: the two modes
-				# disagree, so nothing of the file is trusted.
-				say(f'convert: {name}: dropped, patch mode rewrote a region report '
-				    f'mode skips (in {", ".join(sorted(kept - still))})')
-				runner.run(_git(wt, 'checkout', '-q', '--', name, mutates=True))
-				_skip(entries[name], RULES_DISAGREE)
-				continue
-			for function, n in (still - kept).items():
-				todo_fn = [e for e in entries[name] if e.status == 'converted'
-					   and e.region.function == function]
-				for e in todo_fn[-n:]:
-					e.status, e.reason = 'skipped', NOT_REWRITTEN
-		rewritten = [n for n in rewritten
-			     if not any(e.reason == RULES_DISAGREE for e in entries[n])]
 		problems = new_checker_errors(runner, wt, commit, rewritten, request.jobs, say)
 		for name, text in problems.items():
 			say(f'convert: {name}: dropped, the checker reports: {"; ".join(text)}')

@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The glue convert_scoped_uaccess.cocci calls: one analysis per file, then
+the positions and texts each pass's SmPL rules ask for.
+
+spatch imports this module (PYTHONPATH=converter, set by the driver).
+The rules record facts while matching; the first question of a pass about
+a file analyses it (analysis.py) and computes the edits of every region
+(scope.py, transforms.py); the rules then rewrite at those positions.
+The environment gives what spatch's command line cannot: the header
+inline index (SCOPED_UACCESS_INLINES), the architectures with masked
+user access (SCOPED_UACCESS_MASKING, default x86) and regions the driver
+excludes (SCOPED_UACCESS_EXCLUDE: file:function:index, comma separated).
+"""
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from scoped_uaccess.cocci import inlines
+from scoped_uaccess.cocci.convert import analysis, facts, scope, transforms
+from scoped_uaccess.cocci.convert.analysis import Context, Region
+from scoped_uaccess.cocci.convert.facts import Pos
+
+SCOPE_ITERATORS = ('scoped_user_read_access', 'scoped_user_read_access_size',
+		   'scoped_user_write_access', 'scoped_user_write_access_size',
+		   'scoped_user_rw_access', 'scoped_user_rw_access_size')
+
+
+@dataclass
+class FileEdits:
+	ctx: Context
+	regions: dict[Pos, Region]
+	# position -> (action, value): what a rule does to the statement or
+	# expression there.
+	at: dict[tuple[str, Pos], str] = field(default_factory=dict)
+
+
+STATE: dict[str, FileEdits] = {}
+REPORT = False		# -D report: print the region lines at the end
+HEADER_INLINES: dict[str, str] = {}
+LINES: dict[str, list[str]] = {}
+
+
+def start() -> None:
+	HEADER_INLINES.clear()
+	HEADER_INLINES.update(inlines.load())
+	reset()
+
+
+def reset() -> None:
+	global REPORT
+	REPORT = False
+	facts.reset()
+	STATE.clear()
+	LINES.clear()
+
+
+def _lines(file: str) -> list[str]:
+	if file not in LINES:
+		with open(file, errors='replace') as f:
+			LINES[file] = f.read().split('\n')
+	return LINES[file]
+
+
+def excluded() -> set[tuple[str, str, int]]:
+	found = set()
+	for item in os.environ.get('SCOPED_UACCESS_EXCLUDE', '').split(','):
+		parts = item.strip().rsplit(':', 2)
+		if len(parts) == 3 and parts[2].isdigit():
+			found.add((parts[0], parts[1], int(parts[2])))
+	return found
+
+
+def region_index(regions: dict[Pos, Region], r: Region) -> int:
+	"""The region's number among the begins of its function: stable across
+	the passes, which move lines."""
+	mine = sorted(k for k, o in regions.items() if o.function == r.function)
+	return mine.index(r.key)
+
+
+def original(file: str) -> str:
+	"""The file the facts are about.  After a rule has changed the file,
+	spatch hands the later rules positions in a reparsed copy
+	(/tmp/cocci_small_output-N-X-name.c); the driver gives spatch one file
+	at a time, and the rules that follow a change within a pass do not
+	move lines, so the positions still hold."""
+	if file in facts.FILES:
+		return file
+	base = re.sub(r'^cocci_small_output-\d+-[0-9a-f]+-', '', os.path.basename(file))
+	for known in facts.FILES:
+		if os.path.basename(known) == base:
+			return known
+	return file
+
+
+def analyse(file: str) -> FileEdits:
+	file = original(file)
+	if file in STATE:
+		return STATE[file]
+	arches = tuple(os.environ.get('SCOPED_UACCESS_MASKING', 'x86').split(','))
+	ctx = Context(file, _lines(file), facts.of(file), HEADER_INLINES,
+		      analysis.masked_file(file, arches))
+	regions = analysis.analyse_file(ctx)
+	skip = excluded()
+	for r in regions.values():
+		name = file[2:] if file.startswith('./') else file
+		if (name, r.function, region_index(regions, r)) in skip and r.converted:
+			r.skip('excluded', r.text.replace('region becomes', 'would become') +
+			       '; the result did not check out, see the conversion log')
+	edits = FileEdits(ctx, regions)
+	todo = [r for r in regions.values() if r.converted]
+	for r in todo:
+		transforms.plan(ctx, r, edits.at)
+	ready = [r for r in todo if not r.needs]
+	merged = scope.merged_labels(ctx, ready)
+	for r in ready:
+		s = scope.scope_of(ctx, r, merged)
+		if s is None:
+			continue
+		edits.at[('scope', s.anchor[:2])] = f'{SCOPE_ITERATORS.index(s.iterator)}\0{s.args}\0{s.block}'
+		for p in s.remove:
+			edits.at[('remove', p)] = ''
+		for p in s.ends:
+			edits.at[('end', p)] = ''
+	for label, target in merged.items():
+		for r in ready:
+			i = _label_line(ctx, r, label)
+			if i is not None:
+				edits.at[('remove', (i, ctx.lines[i - 1].index(label)))] = ''
+				end = _end_after(ctx, i)
+				if end is not None:
+					edits.at.pop(('end', end), None)
+	STATE[file] = edits
+	return edits
+
+
+def _label_line(ctx: Context, r: Region, label: str) -> Optional[int]:
+	from scoped_uaccess.cocci.convert import source
+	return source.label_line(ctx.lines, *r.fn_range, label)
+
+
+def _end_after(ctx: Context, i: int) -> Optional[Pos]:
+	for (line, col) in ctx.facts.ends:
+		if line == i or line == i + 1:
+			return line, col
+	return None
+
+
+# ---- questions the rules ask ---------------------------------------------------
+
+def pos(p) -> Pos:
+	return int(p.line), int(p.column)
+
+
+def wants(p, action: str) -> bool:
+	"""Whether the rule for action applies at Coccinelle position p."""
+	return (action, pos(p)) in analyse(p.file).at
+
+
+def value(p, action: str) -> str:
+	return analyse(p.file).at[(action, pos(p))]
+
+
+def scope_index(p) -> int:
+	"""The index in SCOPE_ITERATORS of the scope replacing the statement at p, or -1."""
+	v = analyse(p.file).at.get(('scope', pos(p)))
+	return int(v.split('\0')[0]) if v is not None else -1
+
+
+def scope_edit(p) -> Optional[tuple[str, str]]:
+	"""The scope's arguments and block for the statement at p; placeholders
+	for a statement the scope pass removes; None when it keeps it."""
+	at = analyse(p.file).at
+	v = at.get(('scope', pos(p)))
+	if v is not None:
+		_, args, block = v.split('\0')
+		return args, block
+	return ('unused', 'unused') if removed(p) else None
+
+
+def removed(p) -> bool:
+	at = analyse(p.file).at
+	return ('remove', pos(p)) in at or ('end', pos(p)) in at
+
+
+def report_lines() -> list[str]:
+	"""One line per region begin, sorted: the interface of -D report."""
+	out = []
+	for file in sorted(facts.FILES):
+		edits = analyse(file)
+		for key in sorted(edits.regions):
+			r = edits.regions[key]
+			tag = r.tag + ''.join(f'+{t}' for t in r.needs) if r.converted else r.tag
+			out.append(f'{file[2:] if file.startswith("./") else file}:{key[0]}:{key[1]}: '
+				   f'REGION [{tag}] {r.function}(): {r.text}')
+	return out
+
+
+# One predicate per action: spatch drops the quotes of string literals in
+# script constraints, so the constraints call these without arguments.
+
+
+def at_after_decl(p) -> bool:
+	return wants(p, 'after-decl')
+
+
+def at_after_if(p) -> bool:
+	return wants(p, 'after-if')
+
+
+def at_before_if(p) -> bool:
+	return wants(p, 'before-if')
+
+
+def at_begin_arg(p) -> bool:
+	return wants(p, 'begin-arg')
+
+
+def at_label(p) -> bool:
+	return wants(p, 'label')
+
+
+def at_local_begin(p) -> bool:
+	return wants(p, 'local-begin')
+
+
+def at_rename(p) -> bool:
+	return wants(p, 'rename')
+
+
+def at_rename_expr(p) -> bool:
+	return wants(p, 'rename-expr')
+
+
+
+def cursor_pointer(name: str) -> bool:
+	"""Whether name is a pointer a cursor of this pass stands for (the file
+	is the one file of the run)."""
+	return any(k[0] == 'cursor-pointer' and v == name
+		   for e in STATE.values() for k, v in e.at.items())
+
+
+def local_member(name: str) -> bool:
+	return any(k[0] == 'local-member' and v == name for e in STATE.values() for k, v in e.at.items())

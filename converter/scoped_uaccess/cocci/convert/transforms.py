@@ -1,0 +1,281 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Where each transformation rewrites a region, and with what text.
+
+The SmPL rules of a pass (convert_scoped_uaccess.cocci, -D <pass>) ask
+passes.py which statements or identifiers they act on; this module
+answers for one region, on the file as the pass sees it.  Actions:
+
+  after-if     insert a statement after the if of the begin (first in the region)
+  after-decl   insert a declaration after the last leading declaration
+  before-if    insert a statement before the if of the begin
+  rename       an identifier becomes another one
+  begin-arg    the begin's pointer argument becomes another expression
+  label        a label and a return appended after the function's last statement
+"""
+
+import re
+from typing import Optional
+
+from scoped_uaccess.cocci.convert import source
+from scoped_uaccess.cocci.convert.analysis import Context, Region
+from scoped_uaccess.cocci.convert.facts import Pos
+from scoped_uaccess.cocci.convert.source import flat, strip_comments
+
+Edits = dict[tuple[str, Pos], str]
+
+
+def plan(ctx: Context, r: Region, at: Edits) -> None:
+	"""The edits of r's first pending transformation (the pass order is
+	analysis.TRANSFORMATIONS; a later pass sees the file again)."""
+	if not r.needs:
+		return
+	handler = {
+		'local-pointer': local_pointer,
+		'cursor': cursor,
+		'rederive': rederive,
+		'range-check': range_check,
+		'label': label,
+	}.get(r.needs[0])
+	if handler is None or not handler(ctx, r, at):
+		r.skip('unknown-shape', f'the {r.needs[0]} transformation does not apply here')
+
+
+# ---- shared ------------------------------------------------------------------
+
+def _if_pos(r: Region) -> Pos:
+	assert r.stmt is not None
+	return r.stmt[0], r.stmt[1]
+
+
+def declared_type(ctx: Context, r: Region, name: str) -> Optional[str]:
+	"""The type of name as its declaration in the function spells it."""
+	lo, _ = r.fn_range
+	assert r.stmt is not None
+	text = strip_comments('\n'.join(ctx.lines[lo - 1:r.stmt[0]]))
+	# the whole declaration it is part of: from `(`, `,`, `;`, `{` or a
+	# line start to the name
+	for m in re.finditer(r'(?:^|[(;{,])\s*(?P<decl>[A-Za-z_][\w\s]*?[\s\*]+)\b%s\b\s*(?=[=;,)\[])'
+			     % re.escape(name), text, re.MULTILINE):
+		decl = ' '.join(m.group('decl').split())
+		start = m.start('decl')
+		if text[:start].rstrip().endswith(',') and not re.search(r'\(\s*[^()]*$', text[:start]):
+			# `struct x __user *a, *b;`: the base type of the first declarator
+			base = re.search(r'(?:^|[;{])\s*([A-Za-z_][\w\s]*?)[\s\*]+\w+\s*(?:=[^;,]*)?,[^;]*$',
+					 text[:start], re.MULTILINE)
+			if base is None:
+				continue
+			decl = ' '.join(base.group(1).split()) + ' ' + decl.strip()
+		if decl.split()[0] in ('return', 'goto', 'else', 'if'):
+			continue
+		return re.sub(r'\s*\*\s*', ' *', decl).replace('* *', '**').strip()
+	return None
+
+
+def declaration_line(ctx: Context, r: Region) -> Optional[int]:
+	"""The line of the last declaration opening the function body."""
+	lo, hi = r.fn_range
+	lines = ctx.lines
+	start = next((i for i in range(lo, hi + 1) if lines[i - 1].startswith('{')), None)
+	if start is None:
+		return None
+	last, i = None, start + 1
+	decl = re.compile(r'^\t(?:const\s+|static\s+|struct\s+|unsigned\s+|union\s+)*[A-Za-z_]\w*'
+			  r'[\s\*]+[A-Za-z_]\w*\s*(?:\[[^\]]*\])?\s*(?:[=,;]|$)')
+	while i <= hi:
+		line = lines[i - 1]
+		if not line.strip() or line.lstrip().startswith(('/*', '*', '#')):
+			i += 1
+			continue
+		if not decl.match(line) or line.lstrip().startswith(('return', 'goto')):
+			break
+		last = i
+		while not strip_comments(lines[i - 1]).rstrip().endswith(';') and i < hi:
+			i += 1
+		i += 1
+	return last
+
+
+def _occurrences(ctx: Context, r: Region, name: str, lines_range: range) -> list[Pos]:
+	"""Positions of name used as an identifier in the given lines."""
+	found = []
+	for i in lines_range:
+		code = _code(ctx.lines[i - 1])
+		for m in re.finditer(r'(?<![\w.>])%s\b' % re.escape(name), code):
+			found.append((i, m.start()))
+	return found
+
+
+def _code(line: str) -> str:
+	"""The line with comments and strings blanked, columns kept."""
+	out = re.sub(r'/\*.*?\*/', lambda m: ' ' * len(m.group(0)), line)
+	out = re.sub(r'//.*$', lambda m: ' ' * len(m.group(0)), out)
+	return re.sub(r'"(?:\\.|[^"\\])*"', lambda m: ' ' * len(m.group(0)), out)
+
+
+def fresh_name(ctx: Context, r: Region, want: str) -> str:
+	lo, hi = r.fn_range
+	text = '\n'.join(ctx.lines[lo - 1:hi])
+	name = want
+	while re.search(r'\b%s\b' % re.escape(name), text):
+		name += '_'
+	return name
+
+
+# ---- the transformations ---------------------------------------------------------
+
+def range_check(ctx: Context, r: Region, at: Edits) -> bool:
+	"""access_ok() of the whole range in front of the region: masking checks
+	no size, and the region's result depended on the range check."""
+	assert r.stmt is not None
+	tabs = '\t' * (source.indent(ctx.lines[r.stmt[0] - 1]) + 1)
+	action = r.action[:-1] if r.action.endswith(';') else r.action
+	at[('before-if', _if_pos(r))] = f'if (!access_ok({r.pointer}, {flat(r.size)}))\n{tabs}{action}'
+	return True
+
+
+def label(ctx: Context, r: Region, at: Edits) -> bool:
+	"""A label after the function's last statement that does what the
+	begin failure did, for the scope to jump to."""
+	m = re.match(r'^return(?:\s+(.*))?;$', r.action)
+	if m is None:
+		return False
+	lo, hi = r.fn_range
+	last = _last_statement(ctx, r)
+	if last is None:
+		return False
+	at[('label', last)] = f'{r.label}\0{m.group(1) or ""}'
+	return True
+
+
+def _last_statement(ctx: Context, r: Region) -> Optional[Pos]:
+	"""The last statement of the function, directly in its body."""
+	stmts = ctx.facts.stmts.get(r.function, set())
+	top = [s for s in stmts if source.parent_of(stmts, s) is None]
+	if not top:
+		return None
+	last = max(top)
+	return last[0], last[1]
+
+
+def cursor(ctx: Context, r: Region, at: Edits) -> bool:
+	"""The begin's pointer is advanced in the region, but the scope's is
+	const: a cursor set from the scope's (masked) pointer walks instead."""
+	ptr = r.pointer
+	body = r.body_lines()
+	seed = reseed_source(ctx, r, ptr)
+	if seed:
+		# ptr is a local copy of seed: the scope opens on seed and ptr,
+		# set from it first thing in the scope, stays the cursor.
+		begin = r.key
+		args_at = _begin_arg(ctx, begin)
+		if args_at is None:
+			return False
+		at[('begin-arg', args_at)] = seed
+		at[('after-if', _if_pos(r))] = f'{ptr} = {seed}'
+		return True
+	if r.cursor_after:
+		return False
+	ctype = declared_type(ctx, r, ptr)
+	decl_at = declaration_line(ctx, r)
+	if ctype is None or decl_at is None:
+		return False
+	name = fresh_name(ctx, r, f'{ptr}_cur' if len(ptr) > 1 else f'{ptr}cur')
+	for p in _occurrences(ctx, r, ptr, body):
+		at[('rename', p)] = name
+	# Declared with the other locals, set first thing in the region: in
+	# the scope, from its masked pointer.
+	line = ctx.lines[decl_at - 1]
+	at[('after-decl', (decl_at, len(line) - len(line.lstrip())))] = f'{name}\0{ptr}'
+	at[('cursor-pointer', r.key)] = ptr
+	at[('after-if', _if_pos(r))] = f'{name} = {ptr}'
+	return True
+
+
+def reseed_source(ctx: Context, r: Region, ptr: str) -> Optional[str]:
+	"""The pointer ptr was declared as a copy of (`T *ptr = seed;`), when
+	neither changes before the begin."""
+	lo, _ = r.fn_range
+	assert r.stmt is not None
+	for i in range(lo, r.stmt[0]):
+		m = re.match(r'^\s*[\w\s]+[\s\*]%s\s*=\s*([A-Za-z_]\w*);' % re.escape(ptr),
+			     strip_comments(ctx.lines[i - 1]))
+		if m:
+			seed = m.group(1)
+			between = '\n'.join(ctx.lines[i:r.stmt[0] - 1])
+			if re.search(r'\b(%s|%s)\s*(=[^=]|\+\+|--|[-+]=)' % (re.escape(ptr), re.escape(seed)),
+				     strip_comments(between)):
+				return None
+			return seed
+	return None
+
+
+def _begin_arg(ctx: Context, begin: Pos) -> Optional[Pos]:
+	"""The position of the begin's first argument."""
+	line = ctx.lines[begin[0] - 1]
+	i = line.find('(', begin[1])
+	if i < 0:
+		return None
+	j = i + 1
+	while j < len(line) and line[j] in ' \t':
+		j += 1
+	return begin[0], j
+
+
+def rederive(ctx: Context, r: Region, at: Edits) -> bool:
+	"""A pointer the accessors use was computed from the begin's pointer
+	before the region: computed again first thing in it, from the scope's
+	pointer, so that the mask covers it."""
+	texts = []
+	for name, line in sorted(r.foreign.items(), key=lambda kv: kv[1]):
+		text = flat(ctx.lines[line - 1]).rstrip(';')
+		m = re.match(r'^%s = \((?:const )?void __user \*\) ?(\w+) - (.+)$' % re.escape(r.pointer), text)
+		if m:
+			text = f'{name} = (void __user *){r.pointer} + {m.group(2)}'
+		elif not text.startswith(name):
+			return False
+		if text.count('(') != text.count(')'):
+			return False
+		texts.append(text)
+	if not texts:
+		return False
+	tabs = '\t' * (source.indent(ctx.lines[r.stmt[0] - 1]) if r.stmt else 1)
+	at[('after-if', _if_pos(r))] = f';\n{tabs}'.join(texts)
+	return True
+
+
+def local_pointer(ctx: Context, r: Region, at: Edits) -> bool:
+	"""A pointer expression (member, cast, address of a member) gets a local
+	for the scope to open on, declared with the other locals."""
+	decl_at = declaration_line(ctx, r)
+	if decl_at is None:
+		return False
+	expr = r.pointer
+	m = re.fullmatch(r'\((?P<type>[\w\s\*]+)\)\s*(?P<base>[A-Za-z_]\w*)', expr)
+	if m:
+		how = 'cast'
+		name = fresh_name(ctx, r, 'u' + m.group('base'))
+	else:
+		mm = re.fullmatch(r'(&?)(\w+)(?:->|\.)(\w+)', expr.replace(' ', ''))
+		if mm is None:
+			return False
+		address, _, member = mm.groups()
+		how = ('field-address' if address else 'field') if struct_member(ctx, member) else 'typeof'
+		name = fresh_name(ctx, r, member.split('_')[-1] if member.startswith('uc_') else member)
+		at[('local-member', r.key)] = member
+	line = ctx.lines[decl_at - 1]
+	at[('after-decl', (decl_at, len(line) - len(line.lstrip())))] = f'{name}\0{how}\0{expr}'
+	at[('local-begin', r.key)] = ''
+	assert r.stmt is not None
+	text = re.escape(expr).replace('\\ ', r'\s*')
+	for i in range(r.stmt[0], r.body_lines().stop):
+		for found in re.finditer(text, _code(ctx.lines[i - 1])):
+			at[('rename-expr', (i, found.start()))] = name
+	return True
+
+
+def struct_member(ctx: Context, member: str) -> bool:
+	"""Whether a struct of the file declares member (its type is then read
+	off that declaration)."""
+	text = strip_comments('\n'.join(ctx.lines))
+	return any(re.search(r'[\s\*]%s\s*;' % re.escape(member), body.group(1))
+		   for body in re.finditer(r'struct\s+\w+\s*\{([^}]*)\}', text))
