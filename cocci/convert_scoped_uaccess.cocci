@@ -48,6 +48,7 @@
 
 virtual patch
 virtual report
+virtual invert_begin
 virtual local_pointer
 virtual cursor
 virtual rederive
@@ -288,6 +289,42 @@ facts.record_function(fn, 'plain', p[0].file)
 @@
 passes.REPORT = True
 
+// ---- transformation: invert_begin --------------------------------------
+// if (begin(p, n)) { A; end(); } else { B; } return v; becomes an
+// open-coded region with a label that does B and returns v.
+
+@ib depends on patch && invert_begin@
+identifier B;
+expression E, N;
+statement list SL1, SL2;
+expression V;
+position pb : script:python() { passes.at_invert(pb[0]) };
+@@
+if (B@pb(E, N)) { SL1 } else { SL2 }
+return V;
+
+@script:python ib_name@
+pb << ib.pb;
+L;
+@@
+coccinelle.L = cocci.make_ident(passes.value(pb[0], 'invert'))
+
+@depends on patch && invert_begin@
+identifier ib.B;
+expression ib.E, ib.N, ib.V;
+statement list ib.SL1, ib.SL2;
+position ib.pb;
+identifier ib_name.L;
+@@
+- if (B@pb(E, N)) { SL1 } else { SL2 }
++ if (!B(E, N))
++	goto L;
++ SL1
+  return V;
++ L:
++ SL2
++ return V;
+
 // ---- transformation: local_pointer ---------------------------------------
 // A local declared with the other locals stands for the pointer
 // expression, in the begin and in the region.  Its type is the cast's,
@@ -299,6 +336,23 @@ expression E;
 position pb : script:python() { passes.at_local_begin(pb[0]) };
 @@
 B@pb(E, ...)
+
+// The type of the local, bound before anything changes.
+
+@lp_cast depends on patch && local_pointer@
+identifier B;
+type T;
+expression X;
+position pb : script:python() { passes.at_local_begin(pb[0]) };
+@@
+B@pb((T)X, ...)
+
+@lp_field depends on patch && local_pointer@
+identifier S;
+identifier F : script:python() { passes.local_member(F) };
+type T;
+@@
+struct S { ... T F; ... };
 
 @lp_use depends on patch && local_pointer@
 expression lp_begin.E;
@@ -320,29 +374,37 @@ identifier lp_name.L;
 - E@p
 + L
 
-@lp_cast depends on patch && local_pointer@
-identifier B;
-type T;
-expression X;
-position pb : script:python() { passes.at_local_begin(pb[0]) };
+@lp_cast_use depends on patch && local_pointer@
+identifier X;
+position p : script:python() { passes.at_rename_cast(p[0]) };
 @@
-B@pb((T)X, ...)
+X@p
 
-@lp_field depends on patch && local_pointer@
-identifier S;
-identifier F : script:python() { passes.local_member(F) };
-type T;
+@script:python lp_cast_name@
+p << lp_cast_use.p;
+V;
 @@
-struct S { ... T F; ... };
+coccinelle.V = cocci.make_expr(passes.value(p[0], 'rename-cast'))
 
-@lp_decl depends on patch && local_pointer@
+@depends on patch && local_pointer@
+identifier lp_cast_use.X;
+position lp_cast_use.p;
+expression lp_cast_name.V;
+@@
+- X@p
++ V
+
+// One insertion rule per way of writing the type, each with its own
+// position rule: a position cannot be inherited past a change.
+
+@lp_decl_cast depends on patch && local_pointer@
 declaration D;
-position p : script:python() { passes.at_after_decl(p[0]) };
+position p : script:python() { passes.at_local_decl_cast(p[0]) };
 @@
 D@p
 
-@script:python lp_decl_parts@
-p << lp_decl.p;
+@script:python lp_cast_parts@
+p << lp_decl_cast.p;
 N;
 V;
 @@
@@ -350,68 +412,94 @@ name, how, value = passes.value(p[0], 'after-decl').split('\0')
 coccinelle.N = cocci.make_ident(name)
 coccinelle.V = cocci.make_expr(value)
 
-@script:python lp_how_cast@
-p << lp_decl.p;
-@@
-cocci.include_match(passes.value(p[0], 'after-decl').split('\0')[1] == 'cast')
-
-@script:python lp_how_field@
-p << lp_decl.p;
-@@
-cocci.include_match(passes.value(p[0], 'after-decl').split('\0')[1] in ('field', 'field-address'))
-
-@script:python lp_how_typeof@
-p << lp_decl.p;
-@@
-cocci.include_match(passes.value(p[0], 'after-decl').split('\0')[1] == 'typeof')
-
-@depends on patch && local_pointer && lp_how_cast@
-declaration lp_decl.D;
-position lp_decl.p;
+@depends on patch && local_pointer@
+declaration lp_decl_cast.D;
+position lp_decl_cast.p;
 type lp_cast.T;
-identifier lp_decl_parts.N;
-expression lp_decl_parts.V;
+expression lp_cast.X;
+identifier lp_cast_parts.N;
+@@
+  D@p
++ T N = (T)X;
+
+@lp_decl_field depends on patch && local_pointer@
+declaration D;
+position p : script:python() { passes.at_local_decl_field(p[0]) };
+@@
+D@p
+
+@script:python lp_field_parts@
+p << lp_decl_field.p;
+F << lp_field.F;
+N;
+V;
+@@
+name, how, value = passes.value(p[0], 'after-decl').split('\0')
+if not value.replace(' ', '').endswith(F):
+	cocci.include_match(False)
+else:
+	coccinelle.N = cocci.make_ident(name)
+	coccinelle.V = cocci.make_expr(value)
+
+@depends on patch && local_pointer@
+declaration lp_decl_field.D;
+position lp_decl_field.p;
+type lp_field.T;
+identifier lp_field_parts.N;
+expression lp_field_parts.V;
 @@
   D@p
 + T N = V;
 
-@script:python lp_field_ok@
-p << lp_decl.p;
+@lp_decl_address depends on patch && local_pointer@
+declaration D;
+position p : script:python() { passes.at_local_decl_address(p[0]) };
+@@
+D@p
+
+@script:python lp_address_parts@
+p << lp_decl_address.p;
 F << lp_field.F;
+N;
+V;
 @@
-cocci.include_match(passes.value(p[0], 'after-decl').split('\0')[1] == 'field')
+name, how, value = passes.value(p[0], 'after-decl').split('\0')
+if not value.replace(' ', '').endswith(F):
+	cocci.include_match(False)
+else:
+	coccinelle.N = cocci.make_ident(name)
+	coccinelle.V = cocci.make_expr(value)
 
-@script:python lp_field_address_ok@
-p << lp_decl.p;
-F << lp_field.F;
-@@
-cocci.include_match(passes.value(p[0], 'after-decl').split('\0')[1] == 'field-address')
-
-@depends on patch && local_pointer && lp_field_ok@
-declaration lp_decl.D;
-position lp_decl.p;
+@depends on patch && local_pointer@
+declaration lp_decl_address.D;
+position lp_decl_address.p;
 type lp_field.T;
-identifier lp_decl_parts.N;
-expression lp_decl_parts.V;
-@@
-  D@p
-+ T N = V;
-
-@depends on patch && local_pointer && lp_field_address_ok@
-declaration lp_decl.D;
-position lp_decl.p;
-type lp_field.T;
-identifier lp_decl_parts.N;
-expression lp_decl_parts.V;
+identifier lp_address_parts.N;
+expression lp_address_parts.V;
 @@
   D@p
 + T *N = V;
 
-@depends on patch && local_pointer && lp_how_typeof@
-declaration lp_decl.D;
-position lp_decl.p;
-identifier lp_decl_parts.N;
-expression lp_decl_parts.V;
+@lp_decl_typeof depends on patch && local_pointer@
+declaration D;
+position p : script:python() { passes.at_local_decl_typeof(p[0]) };
+@@
+D@p
+
+@script:python lp_typeof_parts@
+p << lp_decl_typeof.p;
+N;
+V;
+@@
+name, how, value = passes.value(p[0], 'after-decl').split('\0')
+coccinelle.N = cocci.make_ident(name)
+coccinelle.V = cocci.make_expr(value)
+
+@depends on patch && local_pointer@
+declaration lp_decl_typeof.D;
+position lp_decl_typeof.p;
+identifier lp_typeof_parts.N;
+expression lp_typeof_parts.V;
 @@
   D@p
 + typeof(V) N = V;
@@ -617,7 +705,7 @@ expression lb_parts.V;
 // One rule does every change of the pass: the statements of a region are
 // removed, its end becomes the scope.
 
-@script:python mk depends on patch && !local_pointer && !cursor && !rederive && !range_check && !label && !tidy && allst@
+@script:python mk depends on patch && !invert_begin && !local_pointer && !cursor && !rederive && !range_check && !label && !tidy && allst@
 ps << allst.ps;
 args;
 block;
@@ -629,7 +717,7 @@ else:
 	coccinelle.args = cocci.make_ident(parts[0])
 	coccinelle.block = cocci.make_ident(parts[1])
 
-@depends on patch && !local_pointer && !cursor && !rederive && !range_check && !label && !tidy@
+@depends on patch && !invert_begin && !local_pointer && !cursor && !rederive && !range_check && !label && !tidy@
 iterator name scoped_user_read_access;
 iterator name scoped_user_read_access_size;
 iterator name scoped_user_write_access;

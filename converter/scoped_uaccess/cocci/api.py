@@ -93,7 +93,7 @@ WRAPPERS: dict[str, tuple[str, Optional[int]]] = {
 	'unsafe_save_tm_user_regs': ('write', 1),	# arch/powerpc/kernel/signal_32.c
 	'unsafe_setup_sigcontext': ('write', 0),		# arch/powerpc/kernel/signal_64.c
 	'unsafe_restore_general_regs': ('read', 1),	# arch/powerpc/kernel/signal_32.c
-	'unsafe_restore_sigcontext': ('read', 1),	# arch/powerpc/kernel/signal_64.c
+	'unsafe_restore_sigcontext': ('read', 3),	# arch/powerpc/kernel/signal_64.c
 	'unsafe_copy_fpr_to_user': ('write', 0),		# arch/powerpc/kernel/signal.h
 	'unsafe_copy_vsx_to_user': ('write', 0),
 	'unsafe_copy_ckfpr_to_user': ('write', 0),
@@ -115,6 +115,18 @@ OBJTOOL_UACCESS_SAFE: frozenset[str] = frozenset({
 	'copy_mc_enhanced_fast_string', 'rep_stos_alternative', 'rep_movs_alternative',
 	'copy_to_nontemporal',
 })
+# Routines of arch/x86/lib/usercopy_32.c built around the __copy_user asm
+# (with their own exception tables), called with user access open by design.
+USERCOPY_ROUTINES: frozenset[str] = frozenset({
+	'__copy_user_intel', '__copy_user_intel_nocache', '__copy_user_zeroing_intel',
+	'__copy_user_zeroing_intel_nocache',
+})
+# Asm macros that access user memory with their own exception table: an
+# access the accessor tables cannot see (its mode is the begin's).
+ASM_ACCESSORS: frozenset[str] = frozenset({'__futex_atomic_op', '__copy_user'})
+# Files built only for 32-bit x86, where there is no masked user access.
+X86_32_ONLY = (r'^arch/x86/(kernel/vm86_32\.c|lib/usercopy_32\.c|lib/checksum_32|'
+	       r'include/asm/checksum_32\.h|include/asm/uaccess_32\.h)')
 # Calls that are fine in a region: compiler builtins, macros and
 # __always_inline helpers of the common headers.
 SAFE_CALLS: frozenset[str] = frozenset({
@@ -211,6 +223,7 @@ TABLES: dict[str, object] = {
 	'END_FOR_MODE': END_FOR_MODE, 'SCOPES': SCOPES, 'SCOPE_FOR_MODE': SCOPE_FOR_MODE,
 	'INLINE_SCOPES': INLINE_SCOPES, 'ACCESSORS': ACCESSORS, 'WRAPPERS': WRAPPERS,
 	'NOT_ACCESSORS': NOT_ACCESSORS, 'OBJTOOL_UACCESS_SAFE': OBJTOOL_UACCESS_SAFE,
+	'USERCOPY_ROUTINES': USERCOPY_ROUTINES, 'ASM_ACCESSORS': ASM_ACCESSORS,
 	'SAFE_CALLS': SAFE_CALLS, 'SAFE_IN': SAFE_IN, 'UNSAFE_CALLS': UNSAFE_CALLS,
 }
 BLOCK_BEGIN = re.compile(r'^# BEGIN API TABLES:(?P<names>( [A-Z_]+)+)$')

@@ -23,6 +23,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, written
+from scoped_uaccess.cocci import api
 from scoped_uaccess.cocci.convert.series import core_commit
 from scoped_uaccess.gates import sparse
 from scoped_uaccess.kernel import kbuild, tree
@@ -56,8 +57,7 @@ ARCHES: dict[str, BuildConfig] = {b.name: b for b in (
 		    disable=('X86_KERNEL_IBT',), owns=r'^arch/x86/'),
 	# Files only a 32-bit x86 kernel builds.
 	BuildConfig(arch_named('i386'), 'i386_defconfig', enable=('VM86', 'X86_LEGACY_VM86'),
-		    owns=r'^arch/x86/(kernel/vm86_32\.c|lib/usercopy_32\.c|lib/checksum_32|'
-			 r'include/asm/checksum_32\.h|include/asm/uaccess_32\.h)'),
+		    owns=api.X86_32_ONLY),
 	BuildConfig(arch_named('arm64'), 'defconfig', owns=r'^arch/arm64/'),
 	# COMPAT builds signal_32.c on ppc64le too.
 	BuildConfig(arch_named('powerpc'), 'ppc64le_defconfig', enable=('COMPAT',),

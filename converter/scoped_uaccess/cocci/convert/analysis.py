@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from scoped_uaccess.cocci import api
+from scoped_uaccess.cocci import api, inlines
 from scoped_uaccess.cocci.convert import calls, source
 from scoped_uaccess.cocci.convert.facts import Facts, Pos, Span
 from scoped_uaccess.cocci.convert.source import (END_STMT, LABEL_LINE, flat, strip_comments,
@@ -97,15 +97,20 @@ class Region:
 
 def masked_file(file: str, masking_arches: tuple[str, ...] = ('x86',)) -> bool:
 	"""Whether the file is built for an architecture with masked user access
-	(generic code is built for all of them)."""
-	m = re.match(r'(?:.*/)?arch/([^/]+)/', file)
-	return m is None or m.group(1) in masking_arches
+	(generic code is built for all of them; x86 masks on 64-bit only)."""
+	name = file[2:] if file.startswith('./') else file
+	m = re.match(r'arch/([^/]+)/', name)
+	if m is None:
+		return True
+	return m.group(1) in masking_arches and not re.match(api.X86_32_ONLY, name)
 
 
 def constant_size(size: str, pointer: str) -> bool:
 	"""sizeof() of something: the compiler knows it, and the checked begin
 	of x86 checks only the pointer for such a size."""
 	s = flat(size).replace(' ', '')
+	if re.fullmatch(r'[^?]+\?sizeof\([^()]*\):sizeof\([^()]*\)', s):
+		return True
 	return s.startswith('sizeof(') and s.endswith(')') and s.count('sizeof') == 1
 
 
@@ -118,6 +123,14 @@ def plain_scope_size(size: str, pointer: str) -> bool:
 def analyse_file(ctx: Context) -> dict[Pos, Region]:
 	regions: dict[Pos, Region] = {}
 	end_lines = {line: col for line, col in ctx.facts.ends}
+	for name, kind in inlines.scan_text('\n'.join(ctx.lines)).items():
+		if ctx.facts.functions.get(name) not in ('always', 'noinline'):
+			ctx.facts.functions[name] = kind
+	in_macro = macro_lines(ctx.lines)
+	for function, spans in ctx.facts.stmts.items():
+		# A macro of the file used in the function is expanded by spatch:
+		# its statement then starts in the #define.
+		ctx.facts.stmts[function] = {s for s in spans if s[0] not in in_macro}
 	for key, begin in sorted(ctx.facts.begins.items()):
 		r = Region(key, begin.function, begin.name)
 		stmts = ctx.facts.stmts.get(begin.function, set())
@@ -129,6 +142,16 @@ def analyse_file(ctx: Context) -> dict[Pos, Region]:
 			regions[key] = r
 	shared_labels(ctx, regions)
 	return regions
+
+
+def macro_lines(lines: list[str]) -> set[int]:
+	"""The lines (1-based) of #define directives and their continuations."""
+	found, inside = set(), False
+	for i, line in enumerate(lines, 1):
+		if inside or line.lstrip().startswith('#define'):
+			found.add(i)
+			inside = line.rstrip().endswith('\\')
+	return found
 
 
 def analyse(ctx: Context, r: Region, stmts: set[Span], end_lines: dict[int, int]) -> Optional[Region]:
@@ -370,23 +393,29 @@ def derived_pointer(ctx: Context, r: Region, addr: str) -> bool:
 	return False
 
 
-def rederive_source(ctx: Context, r: Region, name: str) -> int:
-	"""The line before the begin that sets name from the begin's pointer
-	(name = f(ptr)), or that sets the pointer from name in a way that can
-	be inverted (ptr = (cast)name - n); 0 when there is none."""
-	lines = ctx.lines
+def previous_statements(ctx: Context, r: Region, limit: int = 8) -> list[Span]:
+	"""The statements before the begin's if in its block, nearest first."""
+	stmts = ctx.facts.stmts.get(r.function, set())
 	assert r.stmt is not None
+	parent = source.parent_of(stmts, r.stmt)
+	before = [s for s in stmts if s != r.stmt and source.parent_of(stmts, s) == parent
+		  and (s[2], s[3]) <= (r.stmt[0], r.stmt[1])]
+	return sorted(before, reverse=True)[:limit]
+
+
+def rederive_source(ctx: Context, r: Region, name: str) -> int:
+	"""The line of the statement before the begin that sets name from the
+	begin's pointer (name = f(ptr)), or that sets the pointer from name in
+	a way that can be inverted (ptr = (void __user *)name - n); 0 when
+	there is none (or name is set otherwise last)."""
 	ptr = r.pointer
-	start = max(r.fn_range[0], r.stmt[0] - 12)
-	for i in range(r.stmt[0] - 1, start, -1):
-		text = strip_comments(lines[i - 1]).strip()
-		if re.match(r'^%s\s*=' % re.escape(name), text) and source.uses(text.split('=', 1)[1], ptr):
-			return i
-		if re.match(r'^%s\s*=\s*\((?:const\s+)?void\s+__user\s*\*\s*\)\s*%s\s*-\s*[\w>-]+;$'
+	for s in previous_statements(ctx, r):
+		text = flat(text_of(ctx.lines, s))
+		if re.match(r'^%s = ' % re.escape(name), text):
+			return s[0] if source.uses(text.split('=', 1)[1], ptr) else 0
+		if re.match(r'^%s = \((?:const )?void __user \*\) ?%s - [\w>-]+;$'
 			    % (re.escape(ptr), re.escape(name)), text):
-			return i
-		if re.match(r'^%s\s*=' % re.escape(name), text):
-			return 0
+			return s[0]
 	return 0
 
 
@@ -473,7 +502,7 @@ def scope_label(ctx: Context, r: Region) -> bool:
 				      source.effective(lines, fnlo, fnhi, n, removed)):
 			r.label = n
 			return True
-	if not r.fault_labels:
+	if re.match(r'^return\b', r.action):
 		r.label = fresh_label(lines, fnlo, fnhi)
 		r.needs.append('label')
 		return True
@@ -516,9 +545,45 @@ def finish(ctx: Context, r: Region, shape: str) -> Region:
 # ---- positive begins ---------------------------------------------------------
 
 def positive(ctx: Context, r: Region, shape, stmts: set[Span]) -> Region:
-	"""if (begin(p, n)) { ...; end(); } else { ... }: invert-begin when
-	the else branch is simple and the if is followed by a return."""
-	return r.skip('positive-begin', 'begin tested positively, if (begin(...)) { ... }')
+	"""if (begin(p, n)) { ...; end(); } else { ... } return v;: invert-begin
+	turns it into if (!begin(p, n)) goto L; ...; end(); return v; L: ...
+	return v;, a region the later passes see."""
+	lines = ctx.lines
+	ifs = source.containing_if(stmts, lines, r.key)
+	if ifs is None or not shape.has_else:
+		return r.skip('positive-begin', 'begin tested positively without an else branch')
+	text = text_of(lines, ifs)
+	if not text.startswith(('if (user_', 'if (likely(user_')):
+		return r.skip('positive-begin', 'begin tested positively inside a larger condition '
+			      'or an else-if chain')
+	m = re.match(r'^if \((?:likely\()?\w+\((?P<args>.*?)\)\)?\) \{\n(?P<then>.*?)\n\t*\} else \{\n'
+		     r'(?P<else>.*?)\n\t*\}$', text, re.S)
+	if m is None:
+		return r.skip('positive-begin', 'begin tested positively, branches not two blocks')
+	then = [flat(x) for x in m.group('then').split('\n') if flat(x)]
+	if not then or not END_STMT.match(then[-1]) or any(END_STMT.match(x) for x in then[:-1]):
+		return r.skip('positive-begin', 'the then branch does not end with the end of the region')
+	if any(re.match(r'^(return|goto|break|continue)\b', x) for x in then):
+		return r.skip('positive-begin', 'the then branch leaves early')
+	following = sorted(s for s in stmts if (s[0], s[1]) > (ifs[2], ifs[3])
+			   and source.parent_of(stmts, s) == source.parent_of(stmts, ifs))
+	if len(following) != 1 or not re.match(r'^return\b', flat(text_of(lines, following[0]))):
+		return r.skip('positive-begin', 'the if is not followed by the return of the function')
+	for (f, name, at) in ctx.facts.calls:
+		if f == r.function and source.contains(ifs, (*at, *at)) and name not in api.OPEN_BEGINS \
+		   and calls.classify(name, ctx.file, ctx.facts.functions, ctx.header_inlines) == 'out-of-line':
+			return r.skip('out-of-line-call', f'call to {name}() inside the region')
+	args = source.split_args(m.group('args'))
+	r.pointer = flat(args[0]) if args else ''
+	r.needs.append('invert-begin')
+	if not source.identifier(r.pointer):
+		if not local_pointer_ok(r.pointer):
+			return r.skip('pointer-expression', f'pointer {r.pointer} is not a plain identifier')
+		r.needs.append('local-pointer')
+	r.stmt = ifs
+	r.tag = 'converted-no-fault'
+	r.text = f'{r.name}() tested positively becomes a scope after {", ".join(r.needs)}'
+	return r
 
 
 # ---- labels shared with code outside the converted regions -------------------

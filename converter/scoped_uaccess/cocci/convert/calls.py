@@ -22,6 +22,8 @@ KEPT_TEXT = {
 	'file-inline': 'an inline function of the file',
 	'memset': 'memset() of kernel memory',
 	'objtool': 'an assembly routine objtool allows in a region',
+	'usercopy': 'an x86-32 __copy_user*() routine, written to run in a region',
+	'asm': 'an asm macro with its own exception table',
 	'unsafe-helper': 'a file-local __unsafe_*() helper that runs in its caller\'s region',
 }
 
@@ -31,14 +33,18 @@ def classify(name: str, file: str, file_functions: dict[str, str],
 	"""None when the call is an accessor, an end, a builtin or a macro
 	(nothing to say); a KEPT_TEXT key when the scope keeps it;
 	'out-of-line' otherwise."""
+	if name in api.OBJTOOL_UACCESS_SAFE:
+		return 'objtool'
+	if name in api.USERCOPY_ROUTINES:
+		return 'usercopy'
+	if name in api.ASM_ACCESSORS:
+		return 'asm'
 	if name in api.ENDS or name in api.SAFE_CALLS or re.match(r'^[A-Z][A-Z0-9_]*$', name) \
 	   or name.startswith('__builtin_') or name in ('asm', '__asm__'):
 		return None
 	prefix = api.SAFE_IN.get(name)
 	if prefix is not None and (file.startswith(prefix) or f'/{prefix}' in file):
 		return None
-	if name in api.OBJTOOL_UACCESS_SAFE:
-		return 'objtool'
 	if name == 'memset':
 		return 'memset'
 	kind = file_functions.get(name)
@@ -56,4 +62,5 @@ def classify(name: str, file: str, file_functions: dict[str, str],
 def hides_accesses(kind: Optional[str]) -> bool:
 	"""Whether a kept call may access user memory itself: then the mode
 	of the scope cannot be read off its accessors."""
-	return kind in ('objtool', 'unsafe-helper', 'file-inline', 'header-inline')
+	return kind in ('objtool', 'usercopy', 'asm', 'unsafe-helper', 'file-inline',
+			'header-inline')

@@ -51,6 +51,7 @@ def start() -> None:
 def reset() -> None:
 	global REPORT
 	REPORT = False
+	SMALL.clear()
 	facts.reset()
 	STATE.clear()
 	LINES.clear()
@@ -149,8 +150,37 @@ def _end_after(ctx: Context, i: int) -> Optional[Pos]:
 
 # ---- questions the rules ask ---------------------------------------------------
 
+SMALL: dict[str, int] = {}
+
+
 def pos(p) -> Pos:
-	return int(p.line), int(p.column)
+	"""The position in the file the facts are about.  A rule after a change
+	of the same function is handed a position in a copy holding only that
+	function (/tmp/cocci_small_output-*): shifted by where the function
+	starts in the file (the rules that follow a change within a pass do
+	not add lines above their positions)."""
+	line, col = int(p.line), int(p.column)
+	if 'cocci_small_output' not in os.path.basename(p.file):
+		return line, col
+	if p.file not in SMALL:
+		SMALL[p.file] = _small_offset(p.file)
+	return line + SMALL[p.file], col
+
+
+def _small_offset(small: str) -> int:
+	try:
+		with open(small, errors='replace') as f:
+			text = f.read().split('\n')
+	except OSError:
+		return 0
+	first = next((i for i, line in enumerate(text) if line.strip()), None)
+	if first is None:
+		return 0
+	lines = _lines(original(small))
+	for i, line in enumerate(lines):
+		if line == text[first] and lines[i + 1:i + 3] == text[first + 1:first + 3]:
+			return i - first
+	return 0
 
 
 def wants(p, action: str) -> bool:
@@ -243,3 +273,34 @@ def cursor_pointer(name: str) -> bool:
 
 def local_member(name: str) -> bool:
 	return any(k[0] == 'local-member' and v == name for e in STATE.values() for k, v in e.at.items())
+
+
+def at_invert(p) -> bool:
+	return wants(p, 'invert')
+
+
+def at_rename_cast(p) -> bool:
+	return wants(p, 'rename-cast')
+
+
+def at_local_decl(p, how: str) -> bool:
+	"""The declaration a local pointer of this kind is declared after."""
+	v = analyse(p.file).at.get(('after-decl', pos(p)))
+	return v is not None and v.split('\0')[1] == how
+
+
+def at_local_decl_cast(p) -> bool:
+	return at_local_decl(p, 'cast')
+
+
+def at_local_decl_field(p) -> bool:
+	return at_local_decl(p, 'field')
+
+
+def at_local_decl_address(p) -> bool:
+	return at_local_decl(p, 'field-address')
+
+
+def at_local_decl_typeof(p) -> bool:
+	return at_local_decl(p, 'typeof')
+

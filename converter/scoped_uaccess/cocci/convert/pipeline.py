@@ -23,7 +23,7 @@ from scoped_uaccess.core.command import Command, CommandResult, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed
 
 # transformation name (as reported) -> the virtual rule of its pass
-PASSES = (('local-pointer', 'local_pointer'), ('cursor', 'cursor'), ('rederive', 'rederive'),
+PASSES = (('invert-begin', 'invert_begin'), ('local-pointer', 'local_pointer'), ('cursor', 'cursor'), ('rederive', 'rederive'),
 	  ('range-check', 'range_check'), ('label', 'label'))
 _LONE_SEMICOLON = re.compile(r'^\s*;\s*$', re.MULTILINE)
 

@@ -42,8 +42,6 @@ WORKTREE = paths.BUILD / 'wt-convert'
 # The open-coded region begins the rules look for; a file without any of
 # them has nothing to convert and is not given to spatch.
 BEGIN_WORDS = (*api.OPEN_BEGINS, *api.MASKED_BEGINS, api.MASKED_TEST)
-# Where the API is defined, not used: never converted.
-NOT_CONVERTED = ('include/linux/uaccess.h',)
 
 # The reasons the driver itself gives, beyond those of the rules.
 CHECKER_ERROR = 'checker-error'		# the checker reports a new ERROR on the result
@@ -128,10 +126,10 @@ def masking_arches(tree: Path) -> tuple[str, ...]:
 
 def prefilter(runner: Runner, wt: Path) -> list[str]:
 	"""The C files and headers of the worktree that use a region begin,
-	except where the API is defined."""
+	except those defining the API (api.DEFINITIONS): no regions there."""
 	found = spatch.find_files(runner, [wt], BEGIN_WORDS)
 	names = [str(f.relative_to(wt)) for f in found]
-	return sorted(n for n in names if n not in NOT_CONVERTED)
+	return sorted(n for n in names if n not in api.DEFINITIONS)
 
 
 def _parallel(jobs: int, fn: Callable, items: list) -> list:
@@ -295,6 +293,14 @@ def _convert(runner: Runner, request: ConvertRequest, commit: str, result: Conve
 
 	def one(name: str) -> tuple[str, list[Entry], bool]:
 		found, changed = convert_file(runner, rules, wt, name, env, say)
+		# A function under two #ifdef'd headers (signal_32.c's swapcontext)
+		# is one region, whichever parse variant converts it.
+		by_line: dict[int, Entry] = {}
+		for e in found:
+			have = by_line.get(e.region.line)
+			if have is None or (have.status == 'skipped' and e.status == 'converted'):
+				by_line[e.region.line] = e
+		found = [by_line[k] for k in sorted(by_line)]
 		done[0] += 1
 		converted = sum(e.status == 'converted' for e in found)
 		say(f'convert: [{done[0]}/{len(files)}] {name}: {len(found)} region(s), '

@@ -17,7 +17,7 @@ import re
 from typing import Optional
 
 from scoped_uaccess.cocci.convert import source
-from scoped_uaccess.cocci.convert.analysis import Context, Region
+from scoped_uaccess.cocci.convert.analysis import Context, Region, fresh_label
 from scoped_uaccess.cocci.convert.facts import Pos
 from scoped_uaccess.cocci.convert.source import flat, strip_comments
 
@@ -30,6 +30,7 @@ def plan(ctx: Context, r: Region, at: Edits) -> None:
 	if not r.needs:
 		return
 	handler = {
+		'invert-begin': invert_begin,
 		'local-pointer': local_pointer,
 		'cursor': cursor,
 		'rederive': rederive,
@@ -80,7 +81,7 @@ def declaration_line(ctx: Context, r: Region) -> Optional[int]:
 		return None
 	last, i = None, start + 1
 	decl = re.compile(r'^\t(?:const\s+|static\s+|struct\s+|unsigned\s+|union\s+)*[A-Za-z_]\w*'
-			  r'[\s\*]+[A-Za-z_]\w*\s*(?:\[[^\]]*\])?\s*(?:[=,;]|$)')
+			  r'(?:\s+__user|\s+const)*[\s\*]+[A-Za-z_]\w*\s*(?:\[[^\]]*\])?\s*(?:[=,;]|$)')
 	while i <= hi:
 		line = lines[i - 1]
 		if not line.strip() or line.lstrip().startswith(('/*', '*', '#')):
@@ -226,8 +227,13 @@ def rederive(ctx: Context, r: Region, at: Edits) -> bool:
 	before the region: computed again first thing in it, from the scope's
 	pointer, so that the mask covers it."""
 	texts = []
+	stmts = ctx.facts.stmts.get(r.function, set())
 	for name, line in sorted(r.foreign.items(), key=lambda kv: kv[1]):
-		text = flat(ctx.lines[line - 1]).rstrip(';')
+		span = min((s for s in stmts if s[0] == line), default=None)
+		if span is None:
+			return False
+		text = flat(source.text_of(ctx.lines, span)).rstrip(';')
+		text = re.sub(r'\( ', '(', re.sub(r' \)', ')', text))
 		m = re.match(r'^%s = \((?:const )?void __user \*\) ?(\w+) - (.+)$' % re.escape(r.pointer), text)
 		if m:
 			text = f'{name} = (void __user *){r.pointer} + {m.group(2)}'
@@ -270,6 +276,16 @@ def local_pointer(ctx: Context, r: Region, at: Edits) -> bool:
 	for i in range(r.stmt[0], r.body_lines().stop):
 		for found in re.finditer(text, _code(ctx.lines[i - 1])):
 			at[('rename-expr', (i, found.start()))] = name
+	if m:
+		# The cast's operand passed on to a helper inside the region is
+		# the pointer too: it passes the local (masked in the scope).
+		base = m.group('base')
+		btype = declared_type(ctx, r, base)
+		for i in range(r.stmt[2] + 1, r.body_lines().stop):
+			for found in re.finditer(r'(?<=[(,])\s*%s\s*(?=[,)])' % re.escape(base),
+						 _code(ctx.lines[i - 1])):
+				col = found.start() + len(found.group(0)) - len(found.group(0).lstrip())
+				at[('rename-cast', (i, col))] = f'({btype}){name}' if btype else name
 	return True
 
 
@@ -279,3 +295,11 @@ def struct_member(ctx: Context, member: str) -> bool:
 	text = strip_comments('\n'.join(ctx.lines))
 	return any(re.search(r'[\s\*]%s\s*;' % re.escape(member), body.group(1))
 		   for body in re.finditer(r'struct\s+\w+\s*\{([^}]*)\}', text))
+
+
+def invert_begin(ctx: Context, r: Region, at: Edits) -> bool:
+	"""if (begin) { A; end(); } else { B; } return v; becomes
+	if (!begin) goto L; A; end(); return v; L: B; return v;"""
+	lo, hi = r.fn_range
+	at[('invert', r.key)] = fresh_label(ctx.lines, lo, hi)
+	return True
