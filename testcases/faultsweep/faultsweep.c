@@ -18,8 +18,9 @@
  *
  *   walk   hole (unmapped page above), top (end of the address space),
  *          or pos=kernel / pos=noncanon / pos=beyond (no data)
- *   data   one character per accessor-sized chunk of the mapped part of
- *          the object, run-length encoded ("G4." is "GGGG."):
+ *   data   one character per chunk (the step, or a word where the step
+ *          is a byte or a frame alignment) of the mapped part of the
+ *          object, run-length encoded ("G4." is "GGGG."):
  *            .  unchanged (still the sentinel or input bytes)
  *            G  what the call writes with the whole object mapped
  *            x  changed, but to something else
@@ -956,15 +957,15 @@ static long call_wake_op(struct run *r)
 	return ret;
 }
 
+/*
+ * An uncontended PI lock is the TID in the word and nothing in the kernel:
+ * the lock is left taken, so the data map shows the word the kernel wrote.
+ */
 static long call_lock_pi(struct run *r)
 {
 	long ret = syscall(SYS_futex, r->obj, FUTEX_LOCK_PI, 0, NULL, NULL, 0);
-	int e = errno;
 
-	word_state(r);
-	if (ret == 0)
-		syscall(SYS_futex, r->obj, FUTEX_UNLOCK_PI, 0, NULL, NULL, 0);
-	errno = e;
+	KEEP_ERRNO(word_state(r));
 	return ret;
 }
 
