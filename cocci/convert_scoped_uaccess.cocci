@@ -589,11 +589,12 @@ fn(..., T P, ...) { ... }
 @cur_type_local depends on patch && cursor@
 identifier P : script:python() { passes.cursor_pointer(P) };
 type T;
+position pt;
 @@
 (
-T P;
+T P@pt;
 |
-T P = ...;
+T P@pt = ...;
 )
 
 @cur_decl_param depends on patch && cursor@
@@ -605,10 +606,11 @@ D@pd
 @script:python cur_pair_param@
 pd << cur_decl_param.pd;
 P << cur_type_param.P;
+fn << cur_type_param.fn;
 N;
 @@
 name, pointer = passes.value(pd[0], 'after-decl').split('\0')
-if pointer != P:
+if pointer != P or fn != pd[0].current_element:
 	cocci.include_match(False)
 else:
 	coccinelle.N = cocci.make_ident(name)
@@ -635,10 +637,11 @@ D@pd
 @script:python cur_pair_local@
 pd << cur_decl_local.pd;
 P << cur_type_local.P;
+pt << cur_type_local.pt;
 N;
 @@
 name, pointer = passes.value(pd[0], 'after-decl').split('\0')
-if pointer != P:
+if pointer != P or pt[0].current_element != pd[0].current_element:
 	cocci.include_match(False)
 else:
 	coccinelle.N = cocci.make_ident(name)

@@ -62,16 +62,7 @@ def scope_of(ctx: Context, r: Region, merged: dict[str, str]) -> Optional[Scope]
 	body = blank_after_declarations(body)
 	base = indent(ifline)
 	inner = '\t' * (base + 1)
-	shift = min((indent(b) for b in body if b.strip() and not b.startswith('#')),
-		    default=base) - (base + 1)
-	out = []
-	for b in body:
-		if not b.strip() or b.startswith('#'):
-			out.append(b.rstrip())
-		elif shift >= 0:
-			out.append(b[shift:].rstrip())
-		else:
-			out.append('\t' * -shift + b.rstrip())
+	out = reindent(body, base + 1)
 	# The rule writes `block;`: a body that ends in a statement gives its
 	# own `;`; after a comment, #endif or a block the `;` stands on a
 	# line of its own, which the tidy pass removes.
@@ -97,6 +88,39 @@ def scope_of(ctx: Context, r: Region, merged: dict[str, str]) -> Optional[Scope]
 
 def text_of_end(lines: list[str], end: Span) -> str:
 	return flat(source.text_of(lines, end))
+
+
+def width(line: str) -> int:
+	"""The columns of a line's leading whitespace (a tab to the next eighth)."""
+	col = 0
+	for ch in line:
+		if ch == '\t':
+			col = (col // 8 + 1) * 8
+		elif ch == ' ':
+			col += 1
+		else:
+			break
+	return col
+
+
+def reindent(body: list[str], level: int) -> list[str]:
+	"""The body one level deeper than it was, its least indented lines at
+	level tabs; leading whitespace written as tabs, then spaces for
+	alignment.  Preprocessor lines stay in column 0, and the lines
+	continuing a string literal (after a backslash) are left as they are:
+	their whitespace is part of the string."""
+	code = [b for i, b in enumerate(body) if b.strip() and not b.lstrip().startswith('#')
+		and not (i and body[i - 1].rstrip().endswith('\\') and not body[i - 1].lstrip().startswith('#'))]
+	shift = 8 * level - min((width(b) for b in code), default=8 * level)
+	out = []
+	for i, b in enumerate(body):
+		if not b.strip() or b.lstrip().startswith('#') or \
+		   (i and body[i - 1].rstrip().endswith('\\')):
+			out.append(b.rstrip())
+			continue
+		w = max(0, width(b) + shift)
+		out.append('\t' * (w // 8) + ' ' * (w % 8) + b.lstrip(' \t').rstrip())
+	return out
 
 
 def head_args(ifline: str, iterator: str, args: list[str]) -> str:

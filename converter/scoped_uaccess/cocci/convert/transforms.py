@@ -79,15 +79,20 @@ def declaration_line(ctx: Context, r: Region) -> Optional[int]:
 	start = next((i for i in range(lo, hi + 1) if lines[i - 1].startswith('{')), None)
 	if start is None:
 		return None
+	decl = re.compile(r'^\s+(?:const\s+|static\s+|struct\s+|unsigned\s+|union\s+)*[A-Za-z_]\w*'
+			  r'(?:\s+__user|\s+const)*[\s\*]+(?:const\s+)?[A-Za-z_]\w*\s*(?:\[[^\]]*\])?'
+			  r'\s*(?:[=,;]|$)')
 	last, i = None, start + 1
-	decl = re.compile(r'^\t(?:const\s+|static\s+|struct\s+|unsigned\s+|union\s+)*[A-Za-z_]\w*'
-			  r'(?:\s+__user|\s+const)*[\s\*]+[A-Za-z_]\w*\s*(?:\[[^\]]*\])?\s*(?:[=,;]|$)')
+	comment = False
 	while i <= hi:
 		line = lines[i - 1]
-		if not line.strip() or line.lstrip().startswith(('/*', '*', '#')):
+		code = line.strip()
+		if comment or code.startswith('/*') or not code or code.startswith('#'):
+			if code.startswith('/*') or comment:
+				comment = '*/' not in code
 			i += 1
 			continue
-		if not decl.match(line) or line.lstrip().startswith(('return', 'goto')):
+		if not decl.match(line) or code.startswith(('return', 'goto')):
 			break
 		last = i
 		while not strip_comments(lines[i - 1]).rstrip().endswith(';') and i < hi:
