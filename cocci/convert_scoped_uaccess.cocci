@@ -23,8 +23,7 @@
 /// begin's pointer before the region is computed again inside it),
 /// range_check (access_ok() of a variable range stays in front of a
 /// masked scope), label (a label that does what the begin failure did).
-/// Then -D patch alone writes the scopes and -D tidy drops the `;` the
-/// scope rule leaves after each block.  -D report prints one line per
+/// Then -D patch alone writes the scopes.  -D report prints one line per
 /// region begin:
 ///   file:line:col: REGION [converted-<shape>[+transformation...]|skip:<reason>] function(): text
 /// Every pass analyses the file as it is then (the Python of
@@ -54,7 +53,6 @@ virtual cursor
 virtual rederive
 virtual range_check
 virtual label
-virtual tidy
 
 @initialize:python@
 @@
@@ -63,7 +61,7 @@ passes.start()
 
 // ---- facts --------------------------------------------------------------
 
-@begins depends on (patch || report) && !tidy@
+@begins depends on patch || report@
 identifier B =~ "^(masked_)?user_(read_|write_|rw_)?access_begin$";
 position pb;
 @@
@@ -708,7 +706,7 @@ expression lb_parts.V;
 // One rule does every change of the pass: the statements of a region are
 // removed, its end becomes the scope.
 
-@script:python mk depends on patch && !invert_begin && !local_pointer && !cursor && !rederive && !range_check && !label && !tidy && allst@
+@script:python mk depends on patch && !invert_begin && !local_pointer && !cursor && !rederive && !range_check && !label && allst@
 ps << allst.ps;
 args;
 block;
@@ -720,7 +718,7 @@ else:
 	coccinelle.args = cocci.make_ident(parts[0])
 	coccinelle.block = cocci.make_ident(parts[1])
 
-@depends on patch && !invert_begin && !local_pointer && !cursor && !rederive && !range_check && !label && !tidy@
+@depends on patch && !invert_begin && !local_pointer && !cursor && !rederive && !range_check && !label@
 iterator name scoped_user_read_access;
 iterator name scoped_user_read_access_size;
 iterator name scoped_user_write_access;
@@ -770,50 +768,6 @@ position qr : script:python() { passes.removed(qr[0]) };
 + scoped_user_rw_access_size(args) {
 + block;
 + }
-)
-
-// ---- tidy: the empty statement the scope rule leaves after a body that
-// does not end in a statement (a comment, #endif, a block) ----------------
-
-@depends on patch && tidy@
-iterator name scoped_user_read_access;
-iterator name scoped_user_read_access_size;
-iterator name scoped_user_write_access;
-iterator name scoped_user_write_access_size;
-iterator name scoped_user_rw_access;
-iterator name scoped_user_rw_access_size;
-expression list ES;
-@@
-(
-  scoped_user_read_access(ES) {
-  ...
-- ;
-  }
-|
-  scoped_user_read_access_size(ES) {
-  ...
-- ;
-  }
-|
-  scoped_user_write_access(ES) {
-  ...
-- ;
-  }
-|
-  scoped_user_write_access_size(ES) {
-  ...
-- ;
-  }
-|
-  scoped_user_rw_access(ES) {
-  ...
-- ;
-  }
-|
-  scoped_user_rw_access_size(ES) {
-  ...
-- ;
-  }
 )
 
 @finalize:python@

@@ -580,6 +580,9 @@ def positive(ctx: Context, r: Region, shape, stmts: set[Span]) -> Region:
 		if not local_pointer_ok(r.pointer):
 			return r.skip('pointer-expression', f'pointer {r.pointer} is not a plain identifier')
 		r.needs.append('local-pointer')
+	r.size = args[1] if len(args) > 1 else ''
+	if ctx.masked and r.size and not constant_size(r.size, r.pointer):
+		r.needs.append('range-check')
 	r.stmt = ifs
 	r.tag = 'converted-no-fault'
 	r.text = f'{r.name}() tested positively becomes a scope after {", ".join(r.needs)}'

@@ -71,6 +71,34 @@ def group_files(prefixes: dict[str, str]) -> list[tuple[str, list[str]]]:
 	return list(groups.items())
 
 
+# Why each transformation leaves the behaviour as it was, for the body.
+TRANSFORMATION_TEXT = {
+	'invert-begin': 'tested its begin positively: the region is its then branch, and the '
+			'else branch moves to a label after the function\'s return, which the scope '
+			'jumps to when the begin is rejected, followed by the same return: the same '
+			'statements run on each path',
+	'local-pointer': 'opened the region on an expression: a local of the same type, set with '
+			 'the function\'s other locals, stands for it in the begin and in the '
+			 'region, as the scope opens on a plain identifier; the accesses then go '
+			 'through the scope\'s (masked) copy of it',
+	'cursor': 'advanced the region\'s pointer inside it, while the scope\'s pointer is '
+		  'const: a cursor, set first thing in the scope from the scope\'s pointer, walks '
+		  'instead, so the mask covers every access made through it',
+	'rederive': 'accessed user memory through a pointer computed from the region\'s pointer '
+		    'before the region: it is computed again first thing in the scope, from the '
+		    'scope\'s pointer, so the mask covers the accesses made through it',
+	'range-check': 'checked a range whose size is known only at run time: a masked scope '
+		       'checks no size, so access_ok() of the same range stays in front of the '
+		       'scope and every call still fails, or does its work, as it did (no partial '
+		       'work before a fault past the end of user space)',
+	'label': 'returned from a rejected begin with no label doing the same: a label after '
+		 'the function\'s last statement returns that value and is the scope\'s label',
+	'tail-out': 'ended the region early and then ran code that must run with user access '
+		    'closed: that tail moves to a label after the function\'s return, reached by '
+		    'a goto out of the scope',
+}
+
+
 def commit_message(prefix: str, files: list[str], entries: list[Entry],
 		   skipped: list[Entry], signoff: str, rules: str) -> str:
 	"""Subject and body of one conversion commit."""
@@ -107,26 +135,42 @@ def commit_message(prefix: str, files: list[str], entries: list[Entry],
 	body.append(para(
 		'The scope begins the region and ends it with the matching '
 		'user_*_access_end() on every way out of its block: falling off its '
-		'end, return, and a fault in an unsafe_*_user() accessor, which '
+		'end, return, goto, and a fault in an unsafe_*() accessor, which '
 		'still jumps to the same label.  The end calls that the scope makes '
-		'redundant are removed; the accessors, their order and the value '
-		'returned on every path stay the same.'))
+		'redundant are removed, and a label left holding only such an end '
+		'merges into the label it fell into; the accessors, their order and '
+		'the value returned on every path stay the same.'))
+	for name in ('invert-begin', 'local-pointer', 'tail-out', 'cursor', 'rederive',
+		     'range-check', 'label'):
+		fns = [f'{e.region.function}()' for e in entries if name in e.region.transformations]
+		if fns:
+			body.append(para(f'{name}: {", ".join(dict.fromkeys(fns))} '
+					 f'{TRANSFORMATION_TEXT[name]}.'))
+	kept = {}
+	for e in entries:
+		kept.update(e.kept_calls)
+	if kept:
+		listed = '; '.join(f'{call}() ({what})' for call, what in sorted(kept.items()))
+		body.append(para('The scope keeps the calls the region made, where it made them: '
+				 f'{listed}.  No call moves into a scope that was not in the region.'))
 	if any(mode_of(e.begin) == 'rw' and mode_of(e.scope) in ('read', 'write') for e in entries):
 		body.append(para(
 			'A region begun for reading and writing that only reads (or only '
-			'writes) becomes a read (or write) scope: the access mode follows '
-			'the accessors in the region.'))
+			'writes) through accessors it shows becomes a read (or write) '
+			'scope; where an access is out of sight (asm, a helper) the '
+			'scope keeps the mode of the begin.'))
 	if any(not e.begin.startswith('masked') for e in entries if e.begin):
 		body.append(para(
-			'Where a region checked its range with user_*_access_begin(), the '
-			'scope masks the pointer instead when the architecture supports '
-			'masked user access.  The rules convert such a region only when '
-			'its first access lies within a page of the pointer, so a bad '
-			'pointer still faults on that access and takes the same fault '
-			'path, with the same error.'))
+			'Where the architecture supports masked user access, the scope masks '
+			'the pointer instead of checking it: a bad pointer makes the first '
+			'access fault and take the same fault path.  That first access lies '
+			'within the region\'s struct (for a size known at compile time, '
+			'which the checked begin of x86 does not check beyond the pointer '
+			'either), or the range is checked in front of the scope.'))
 	if skipped:
-		kept = ', '.join(sorted({f'{e.region.function}() ({e.reason})' for e in skipped}))
-		body.append(para(f'Left open-coded, as not proven safe to convert: {kept}.'))
-	body.append(para(f'Generated with {rules} (spatch -D patch) and checked with '
+		left = ', '.join(sorted({f'{e.region.function}() ({e.reason})' for e in skipped}))
+		body.append(para(f'Left open-coded, as not proven safe to convert: {left}.'))
+	body.append(para(f'Generated with {rules} (spatch) and checked with '
 			 'scoped_uaccess.cocci.  No functional change intended.'))
-	return f'{prefix}: {SUBJECT}\n\n' + '\n\n'.join(body) + f'\n\nSigned-off-by: {signoff}\n'
+	subject = f'Convert {functions[0]}() to scoped user access' if len(functions) == 1 else SUBJECT
+	return f'{prefix}: {subject}\n\n' + '\n\n'.join(body) + f'\n\nSigned-off-by: {signoff}\n'

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from scoped_uaccess.cocci import inlines
-from scoped_uaccess.cocci.convert import analysis, facts, scope, transforms
+from scoped_uaccess.cocci.convert import analysis, calls, facts, scope, transforms
 from scoped_uaccess.cocci.convert.analysis import Context, Region
 from scoped_uaccess.cocci.convert.facts import Pos
 
@@ -222,8 +222,12 @@ def report_lines() -> list[str]:
 		for key in sorted(edits.regions):
 			r = edits.regions[key]
 			tag = r.tag + ''.join(f'+{t}' for t in r.needs) if r.converted else r.tag
+			text = r.text
+			if r.converted and r.kept_calls:
+				text += '; keeps ' + ', '.join(f'{c}() ({calls.KEPT_TEXT[k]})'
+							      for c, k in sorted(r.kept_calls.items()))
 			out.append(f'{file[2:] if file.startswith("./") else file}:{key[0]}:{key[1]}: '
-				   f'REGION [{tag}] {r.function}(): {r.text}')
+				   f'REGION [{tag}] {r.function}(): {text}')
 	return out
 
 

@@ -8,11 +8,13 @@
     -D patch -D range_check
     -D patch -D label
     -D patch                     the scopes
-    -D patch -D tidy             the `;` left after a body that does not end
-                                 in a statement
+
+A scope's body that does not end in a statement (a comment, #endif, a
+block) leaves the `;` of the scope rule on a line of its own in the
+block; drop_lone_semicolons() removes it (an SmPL rule removing it would
+take the comment before it along).
 """
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
@@ -25,7 +27,6 @@ from scoped_uaccess.core.errors import CommandFailed
 # transformation name (as reported) -> the virtual rule of its pass
 PASSES = (('invert-begin', 'invert_begin'), ('local-pointer', 'local_pointer'), ('cursor', 'cursor'), ('rederive', 'rederive'),
 	  ('range-check', 'range_check'), ('label', 'label'))
-_LONE_SEMICOLON = re.compile(r'^\s*;\s*$', re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def command(rules: Path, name: str, wt: Path, variant: Sequence[str], env: Envir
 	base = spatch.command(rules, 'report' if report else 'patch', name, wt, variant,
 			      in_place=not report, extra=(('-D', virtual) if virtual else ()))
 	argv = base.argv
-	if virtual and virtual != 'tidy':
+	if virtual:
 		# The transformations write declarations with types bound from the
 		# code, which --smpl-spacing pads with blanks; it is for the scope
 		# line only.
@@ -84,17 +85,37 @@ def census(runner: Runner, rules: Path, wt: Path, name: str, env: Environment) -
 
 def rewrite(runner: Runner, rules: Path, wt: Path, name: str, regions: list[Region],
 	    env: Environment) -> FileRun:
-	"""The passes the regions ask for, then the scopes, in place in wt."""
+	"""The passes the regions ask for, then the scopes, in place in wt.  A
+	transformation may show that another one is needed (a begin tested
+	positively turns out to need its range checked once inverted): the
+	census after the scopes asks for it, and the passes run again, at
+	most twice."""
 	done = FileRun(name)
 	wanted = {t for r in regions for t in r.transformations}
-	for variant in spatch.parse_variants(name):
-		for transformation, virtual in PASSES:
-			if transformation in wanted:
-				_run(runner, command(rules, name, wt, variant, env, virtual=virtual))
-				done.passes.append(virtual)
-		_run(runner, command(rules, name, wt, variant, env))
-		done.passes.append('scopes')
-		if not runner.dry_run and _LONE_SEMICOLON.search((wt / name).read_text(errors='replace')):
-			_run(runner, command(rules, name, wt, variant, env, virtual='tidy'))
-			done.passes.append('tidy')
+	for _ in range(3):
+		for variant in spatch.parse_variants(name):
+			for transformation, virtual in PASSES:
+				if transformation in wanted:
+					_run(runner, command(rules, name, wt, variant, env, virtual=virtual))
+					done.passes.append(virtual)
+			_run(runner, command(rules, name, wt, variant, env))
+			done.passes.append('scopes')
+		if runner.dry_run:
+			break
+		drop_lone_semicolons(wt / name)
+		wanted = {t for r in census(runner, rules, wt, name, env) for t in r.transformations}
+		if not wanted:
+			break
 	return done
+
+
+def drop_lone_semicolons(path: Path) -> None:
+	"""Removes a line holding only `;` that closes a scope's block."""
+	lines = path.read_text(errors='replace').split('\n')
+	out = [line for i, line in enumerate(lines)
+	       if not (line.strip() == ';' and i + 1 < len(lines)
+		       and lines[i + 1].strip() == '}'
+		       and len(lines[i + 1]) - len(lines[i + 1].lstrip('\t')) ==
+		       len(line) - len(line.lstrip('\t')) - 1)]
+	if len(out) != len(lines):
+		path.write_text('\n'.join(out))

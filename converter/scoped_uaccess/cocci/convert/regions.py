@@ -51,6 +51,14 @@ class Entry:
 	begin: str = ''			# what opened the region
 	scope: str = ''			# what replaces it
 
+	@property
+	def kept_calls(self) -> dict[str, str]:
+		"""The calls the scope keeps, from the census text `...; keeps f() (why), ...`."""
+		m = re.search(r'; keeps (.*)$', self.region.text)
+		if not m:
+			return {}
+		return {c: w for c, w in re.findall(r'(\w+)\(\) \(([^)]*)\)', m.group(1))}
+
 	def as_dict(self) -> dict:
 		d = {'file': self.region.file, 'line': self.region.line,
 		     'function': self.region.function, 'status': self.status}

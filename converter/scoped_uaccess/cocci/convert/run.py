@@ -27,7 +27,8 @@ from typing import Callable, Iterable, Optional
 from scoped_uaccess.kernel import worktree
 from scoped_uaccess.cocci import api, check, inlines, spatch
 from scoped_uaccess.cocci.convert import pipeline
-from scoped_uaccess.cocci.convert.commits import SUBJECT, commit_message, group_files, prefix_from_history, prefix_from_path
+from scoped_uaccess.cocci.convert.commits import (commit_message, group_files, prefix_from_history,
+						  prefix_from_path)
 from scoped_uaccess.cocci.convert.regions import (Entry, added_scopes, begin_call,
 						  conversion_json, pair_scopes,
 						  summary_markdown)
@@ -156,8 +157,12 @@ def convert_file(runner: Runner, rules: Path, wt: Path, name: str, env: pipeline
 		if runner.dry_run:
 			return entries, False
 		after = pipeline.census(runner, rules, wt, name, env)
+		# A region under two #ifdef'd function headers (one per parse
+		# variant) is converted when either converts it.
+		converted_lines = {e.region.line for e in entries if e.status == 'converted'}
 		still = collections.Counter(r.function for r in after)
-		kept = collections.Counter(e.region.function for e in entries if e.status == 'skipped')
+		kept = collections.Counter(e.region.function for e in entries if e.status == 'skipped'
+					   and e.region.line not in converted_lines)
 		bad = sorted((still - kept) + (kept - still))
 		if not bad:
 			return entries, True
@@ -373,7 +378,7 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 				for name in group:
 					_skip(entries[name], CHECKPATCH_DIRTY)
 				continue
-			say(f'convert: committed {prefix}: {SUBJECT} ({len(done)} region(s), '
+			say(f'convert: committed {message.splitlines()[0]} ({len(done)} region(s), '
 			    f'{len(group)} file(s))')
 		# Anything not committed (dropped groups) is thrown away.
 		runner.run(_git(wt, 'reset', '-q', '--hard', mutates=True))
@@ -388,7 +393,9 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 		names = sorted(p.name for p in series.glob('*.patch'))
 		by_subject = {}
 		for p in sorted(series.glob('*.patch')):
-			m = re.search(r'^Subject: \[PATCH[^\]]*\] (.*?): ' + SUBJECT, p.read_text(), re.M)
+			header = p.read_text().split('\n\n', 1)[0].replace('\n ', ' ')
+			m = re.search(r'^Subject: \[PATCH[^\]]*\] (.*?): Convert (?:\w+\(\) )?to scoped user access',
+				      header, re.M)
 			if m:
 				by_subject[m.group(1)] = p.name
 		for name, group_entries in entries.items():

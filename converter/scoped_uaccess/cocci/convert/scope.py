@@ -60,6 +60,7 @@ def scope_of(ctx: Context, r: Region, merged: dict[str, str]) -> Optional[Scope]
 	while body and not body[-1].strip():
 		body.pop()
 	body = blank_after_declarations(body)
+	body = kernel_style(body, ctx.file)
 	base = indent(ifline)
 	inner = '\t' * (base + 1)
 	out = reindent(body, base + 1)
@@ -160,6 +161,46 @@ def rename_labels(line: str, merged: dict[str, str]) -> str:
 	for old, new in merged.items():
 		line = re.sub(r'(,\s*|goto\s+)%s\b' % re.escape(old), lambda m: m.group(1) + new, line)
 	return line
+
+
+def kernel_style(body: list[str], file: str) -> list[str]:
+	"""The re-indented lines are new lines of the patch: block comments in
+	an old style are rewritten in the kernel's (outside of net/, whose
+	style is `/* text` on the first line), and a declaration inside the
+	body gets the blank line after it that checkpatch asks for."""
+	out: list[str] = []
+	i = 0
+	net = re.match(r'(\./)?(net|drivers/net)/', file) is not None
+	while i < len(body):
+		line = body[i]
+		m = re.match(r'^(\s*)/\*(.*)$', line)
+		if m and not net and '*/' not in m.group(2):
+			end = next((j for j in range(i + 1, len(body)) if '*/' in body[j]), None)
+			if end is not None:
+				out += _block_comment(m.group(1), body[i:end + 1])
+				i = end + 1
+				continue
+		out.append(line)
+		if _DECLARATION.match(line) and i + 1 < len(body) and body[i + 1].strip() \
+		   and not _DECLARATION.match(body[i + 1]) and not body[i + 1].strip().startswith('}') \
+		   and indent(body[i + 1]) == indent(line):
+			out.append('')
+		i += 1
+	return out
+
+
+def _block_comment(lead: str, lines: list[str]) -> list[str]:
+	"""A block comment as /*, one ` * text` line per line of text, */."""
+	text = [lines[0].split('/*', 1)[1]] + lines[1:]
+	text[-1] = text[-1].rsplit('*/', 1)[0]
+	words = [re.sub(r'^\s*\*?\s?', '', x).rstrip() for x in text]
+	while words and not words[0]:
+		words.pop(0)
+	while words and not words[-1]:
+		words.pop()
+	if lines[0].strip() == '/*' and all(x.lstrip().startswith('*') for x in lines[1:]):
+		return lines		# already kernel style
+	return [f'{lead}/*'] + [f'{lead} * {w}' if w else f'{lead} *' for w in words] + [f'{lead} */']
 
 
 _DECLARATION = re.compile(r'^\s*(?:const\s+|struct\s+|unsigned\s+|signed\s+)*[A-Za-z_]\w*'

@@ -16,7 +16,7 @@ answers for one region, on the file as the pass sees it.  Actions:
 import re
 from typing import Optional
 
-from scoped_uaccess.cocci.convert import source
+from scoped_uaccess.cocci.convert import scope, source
 from scoped_uaccess.cocci.convert.analysis import Context, Region, fresh_label
 from scoped_uaccess.cocci.convert.facts import Pos
 from scoped_uaccess.cocci.convert.source import flat, strip_comments
@@ -119,10 +119,12 @@ def _code(line: str) -> str:
 
 
 def fresh_name(ctx: Context, r: Region, want: str) -> str:
+	"""want, or want with underscores appended, unused as an identifier in
+	the function (member names do not count)."""
 	lo, hi = r.fn_range
-	text = '\n'.join(ctx.lines[lo - 1:hi])
+	text = strip_comments('\n'.join(ctx.lines[lo - 1:hi]))
 	name = want
-	while re.search(r'\b%s\b' % re.escape(name), text):
+	while re.search(r'(?<![\w.>])%s\b' % re.escape(name), text):
 		name += '_'
 	return name
 
@@ -133,9 +135,11 @@ def range_check(ctx: Context, r: Region, at: Edits) -> bool:
 	"""access_ok() of the whole range in front of the region: masking checks
 	no size, and the region's result depended on the range check."""
 	assert r.stmt is not None
-	tabs = '\t' * (source.indent(ctx.lines[r.stmt[0] - 1]) + 1)
+	ifline = ctx.lines[r.stmt[0] - 1]
+	tabs = '\t' * (source.indent(ifline) + 1)
 	action = r.action[:-1] if r.action.endswith(';') else r.action
-	at[('before-if', _if_pos(r))] = f'if (!access_ok({r.pointer}, {flat(r.size)}))\n{tabs}{action}'
+	args = scope.head_args(ifline, 'if (!access_ok', [r.pointer, r.size])
+	at[('before-if', _if_pos(r))] = f'if (!access_ok({args}))\n{tabs}{action}'
 	return True
 
 
