@@ -9,10 +9,10 @@
 /// scope.  An accessor unsafe_*(..., label) jumps to label on a fault.
 /// Messages:
 ///   file:line:col-col: ERROR|WARNING: [class] function(): what is wrong
-///  [accessor-mode] a put or copy-to in a read region, a get or copy-from
-///                  in a write region, a read-modify-write outside rw
-///  [masked-range]  (WARNING) the first access of a masked region may lie
-///                  beyond PAGE_SIZE from the pointer
+///  [accessor-mode]   put/copy-to in a read region, get/copy-from in a
+///                    write region, read-modify-write outside a rw region
+///  [masked-range]    (WARNING) the first access of a masked region or
+///                    scope may lie beyond PAGE_SIZE from the pointer
 ///
 /// The other scoped_uaccess_*.cocci scripts check the rest of the API.
 ///

@@ -9,9 +9,9 @@
 /// Inside a region only the unsafe_*() accessors and code that cannot
 /// call out of line belong.  Messages:
 ///   file:line:col-col: ERROR|WARNING: [class] function(): what is wrong
-///  [call-in-region] a call in a region that is not an accessor, a known
-///                   safe helper or an __always_inline function of the
-///                   file (WARNING unless it is known to be out of line)
+///  [call-in-region]  a call in a region that is not an accessor, a known
+///                    safe helper or an __always_inline function of the
+///                    file (WARNING unless it is known to be out of line)
 ///
 /// The other scoped_uaccess_*.cocci scripts check the rest of the API.
 ///

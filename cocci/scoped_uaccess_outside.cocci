@@ -10,8 +10,7 @@
 ///   file:line:col-col: ERROR: [class] function(): what is wrong
 ///  [end-without-begin] an end reachable with no region open: a failed
 ///                    begin, a second end, an end after or inside a scope
-///  [access-outside-region] an unsafe_*() accessor reachable with no
-///                    region open
+///  [access-outside-region] an accessor reachable with no region open
 ///
 /// The other scoped_uaccess_*.cocci scripts check the rest of the API.
 ///

@@ -10,10 +10,9 @@
 /// scope; masked_user_access_begin() returns the pointer to use.
 /// Messages:
 ///   file:line:col-col: ERROR|WARNING: [class] function(): what is wrong
-///  [range]          an accessor address not based on the pointer given
-///                   to the begin or the scope
-///  [masked-pointer] masked_user_access_begin()'s result discarded, or
-///                   the unmasked pointer used inside the region
+///  [range]           an accessor address not based on the begin pointer
+///  [masked-pointer]  masked_user_access_begin()'s result discarded, or
+///                    the unmasked pointer used inside the region
 ///
 /// The other scoped_uaccess_*.cocci scripts check the rest of the API.
 ///

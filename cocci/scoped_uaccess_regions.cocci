@@ -7,11 +7,10 @@
 /// scope.  An accessor unsafe_*(..., label) jumps to label on a fault.
 /// Messages:
 ///   file:line:col-col: ERROR: [class] function(): what is wrong
-///  [mode-mismatch] a region begun in one mode (read, write, rw) is
-///                  ended in another on some path, fault paths included
-///  [missing-end]   a path from a successful begin, or from an accessor's
-///                  fault label, leaves the function with no end
-///  [nesting]       a region or scope opened inside another one
+///  [mode-mismatch]   region begun in one mode, ended in another
+///  [missing-end]     a path from a successful begin leaves the function,
+///                    or the fault path of an accessor does, with no end
+///  [nesting]         a region or scope opened inside another one
 ///
 /// MODE=patch replaces the end of a mode mismatch where every begin that
 /// reaches that end agrees on the mode; everything else needs a human.
