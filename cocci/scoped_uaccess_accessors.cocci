@@ -135,6 +135,9 @@ def reset():
 
 reset()
 
+# Message formatting: one message per position and class, printed sorted
+# at the end of the file in the form coccicheck's report and org modes use.
+
 def key(p):
 	return (p.file, p.line, p.column)
 
@@ -178,7 +181,9 @@ def region_access(b, pb, f, px, scope=False):
 
 def open_access(pb, f, px):
 	"""The accessor f at px runs with the open-coded region begun at pb
-	open; its label starts a fault path of the region."""
+	open; its label starts a fault path of the region.  Python: a rule
+	inheriting the label from the path rule would run once per accessor,
+	the label rule below runs once and looks the begins up here."""
 	region_access(BEGIN_AT[key(pb)], pb, f, px)
 	if key(px) in ACC:
 		OPEN_LABELS.setdefault(ACC[key(px)][1], []).append((px.current_element, pb))
@@ -290,7 +295,8 @@ def small_offset(text):
 		return False
 
 def check_masked_range(pa, pb, ptr, what):
-	"""The first access at pa of the masked region begun at pb for ptr."""
+	"""The first access at pa of the masked region begun at pb for ptr.
+	Python: see the pointer expressions above."""
 	if key(pa) not in ACC:
 		return
 	addr = ACC[key(pa)][0]

@@ -235,6 +235,9 @@ def reset():
 
 reset()
 
+# Message formatting: one message per position and class, printed sorted
+# at the end of the file in the form coccicheck's report and org modes use.
+
 def key(p):
 	return (p.file, p.line, p.column)
 
@@ -259,10 +262,12 @@ def is_accessor(f):
 	return f.startswith('unsafe_') and f not in NOT_ACCESSORS
 
 def is_call(f):
-	"""The calls this script judges: not the API's own."""
+	"""The calls this script judges: not the API's own.  A table lookup."""
 	return f not in ENDS and f not in OPENERS and not is_accessor(f)
 
 def safe_in(f, path):
+	"""Whether f is a helper known safe in the files under path.  A table
+	lookup on the file name, which SmPL does not see."""
 	prefix = SAFE_IN.get(f)
 	if prefix is None:
 		return False
@@ -292,7 +297,9 @@ def region_call(b, pb, f, px):
 
 def open_call(pb, f, px):
 	"""The call f at px runs with the open-coded region begun at pb open;
-	an accessor's label starts a fault path of the region."""
+	an accessor's label starts a fault path of the region.  Python: a rule
+	inheriting the label from the path rule would run once per accessor,
+	the label rule below runs once and looks the begins up here."""
 	if f in ACCESSORS:
 		if key(px) in LABEL_AT:
 			OPEN_LABELS.setdefault(LABEL_AT[key(px)], []).append(

@@ -91,6 +91,9 @@ def reset():
 
 reset()
 
+# Message formatting: one message per position and class, printed sorted
+# at the end of the file in the form coccicheck's report and org modes use.
+
 def key(p):
 	return (p.file, p.line, p.column)
 
@@ -115,7 +118,9 @@ def is_accessor(f):
 	return f.startswith('unsafe_') and f not in NOT_ACCESSORS
 
 def closed(label, p, why):
-	"""label is reached with no region open, when why."""
+	"""label is reached with no region open, when why.  Python: the labels
+	come from three rules (failed begins, rejected scopes, faults in a
+	scope), and a SmPL rule inherits a metavariable from one rule only."""
 	CLOSED_LABELS.setdefault(label, []).append((p.current_element, why))
 
 // ---- Gate (report, org, context): only files naming the API are parsed ----

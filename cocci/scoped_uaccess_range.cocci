@@ -93,6 +93,9 @@ def reset():
 
 reset()
 
+# Message formatting: one message per position and class, printed sorted
+# at the end of the file in the form coccicheck's report and org modes use.
+
 def key(p):
 	return (p.file, p.line, p.column)
 
@@ -115,7 +118,9 @@ def emit(printer):
 
 def open_access(pb, f, px):
 	"""The accessor f at px runs with the open-coded region begun at pb
-	open; its label starts a fault path of the region."""
+	open; its label starts a fault path of the region.  Python: a rule
+	inheriting the label from the path rule would run once per accessor,
+	the label rule below runs once and looks the begins up here."""
 	if key(px) in ACC:
 		region_access(pb, f, px)
 		OPEN_LABELS.setdefault(ACC[key(px)][1], []).append((px.current_element, pb))
@@ -256,7 +261,7 @@ def base_paths(func, ptr, scope=False):
 
 def region_access(pb, f, px, scope=None):
 	"""The address of the accessor f at px, in the region begun at pb (at
-	the scope named scope)."""
+	the scope named scope).  Python: see the pointer expressions above."""
 	b, ptr = (scope, SCOPE_PTR[key(pb)]) if scope else BEGIN_AT[key(pb)]
 	addr = ACC[key(px)][0]
 	func = px.current_element

@@ -98,6 +98,9 @@ def reset():
 
 reset()
 
+# Message formatting: one message per position and class, printed sorted
+# at the end of the file in the form coccicheck's report and org modes use.
+
 def key(p):
 	return (p.file, p.line, p.column)
 
@@ -132,7 +135,8 @@ def end_reached(b, pb, e, pe, through):
 def end_fix(e, pe):
 	"""The end MODE=patch puts at pe: that of the one mode of the begins
 	reaching it, None where e fits or they disagree.  Masked begins fit
-	any end and do not vote."""
+	any end and do not vote.  Python: SmPL can match the paths from each
+	begin to an end, not count the modes of all of them."""
 	modes = END_MODES.get(key(pe), set()) - {None}
 	if len(modes) == 1 and ENDS[e] not in modes:
 		return END_FOR_MODE[modes.pop()]
@@ -140,7 +144,8 @@ def end_fix(e, pe):
 
 def region_call(b, pb, f, px, via=None):
 	"""The call f at px, an end or an opener, runs with the region b began
-	at pb open (via: the accessor whose fault path it is on)."""
+	at pb open (via: the accessor whose fault path it is on).  Python:
+	the verdict and its message read the tables."""
 	if px.current_element != pb.current_element:
 		return
 	through = ' on the fault path of %s() on %s' % via if via else ''
@@ -152,7 +157,9 @@ def region_call(b, pb, f, px, via=None):
 
 def open_call(pb, f, px):
 	"""The call f at px runs with the open-coded region begun at pb open;
-	an accessor's label starts a fault path of the region."""
+	an accessor's label starts a fault path of the region.  Python: a rule
+	inheriting the label from the path rule would run once per accessor,
+	the label rule below runs once and looks the begins up here."""
 	if f in ACCESSORS:
 		if key(px) in LABEL_AT:
 			OPEN_LABELS.setdefault(LABEL_AT[key(px)], []).append(
