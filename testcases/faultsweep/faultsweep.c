@@ -170,7 +170,8 @@ static char dir_path[192], file_path[192];
 static int dir_fd = -1, file_fd = -1;
 static int ready_rfd, ready_wfd;	/* a pipe with data in it */
 static int empty_rfd, empty_wfd;	/* a pipe without */
-static int sock[2];			/* unix datagram pair */
+static int sock[2];			/* unix datagram pair, SO_PASSCRED */
+static int sock_rights[2];		/* unix datagram pair without it */
 static unsigned char ref[MAX_OBJ];	/* the object after the full hole run */
 static unsigned char pre[MAX_OBJ];	/* the object before the call */
 static unsigned long nrecords, npaths, nskipped;
@@ -785,7 +786,7 @@ static const struct mask creds_masks[] = {
 	{ 0, 0 },
 };
 
-static void send_one(bool rights)
+static void send_one(int fd, bool rights)
 {
 	char ctl[RIGHTS_SPACE];
 	struct iovec iov = { "m", 1 };
@@ -803,7 +804,7 @@ static void send_one(bool rights)
 		c->cmsg_len = CMSG_LEN(sizeof(fds));
 		memcpy(CMSG_DATA(c), fds, sizeof(fds));
 	}
-	if (sendmsg(sock[0], &m, 0) != 1)
+	if (sendmsg(fd, &m, 0) != 1)
 		die("sendmsg");
 }
 
@@ -837,10 +838,13 @@ static long recv_into(struct run *r, size_t space, bool rights)
 	long ret;
 	int e;
 
-	send_one(rights);
+	/* credentials would come first and take the room of the fds */
+	int *pair = rights ? sock_rights : sock;
+
+	send_one(pair[0], rights);
 	m.msg_control = r->obj;
 	m.msg_controllen = space;
-	ret = syscall(SYS_recvmsg, sock[1], &m, 0);
+	ret = syscall(SYS_recvmsg, pair[1], &m, 0);
 	e = errno;
 	addstate(r, "flags=%x,clen=%lu", m.msg_flags, (unsigned long)m.msg_controllen);
 	if (rights)
@@ -933,14 +937,17 @@ static void fill_tid(unsigned char *obj)
 	fill_word(obj, (uint32_t)syscall(SYS_gettid));
 }
 
-static void word_state(struct run *r)
+/* The futex word after the call; a PI lock word is named, not printed. */
+static void word_state(struct run *r, bool pi)
 {
 	uint32_t v;
 
 	if (r->mapped < 4)
 		return;
 	memcpy(&v, r->obj, 4);
-	if (v == (uint32_t)syscall(SYS_gettid))
+	if (!pi)
+		addstate(r, "word=%x", v);
+	else if (v == (uint32_t)syscall(SYS_gettid))
 		addstate(r, "word=tid");
 	else if (v == ((uint32_t)syscall(SYS_gettid) | FUTEX_WAITERS))
 		addstate(r, "word=tid|waiters");
@@ -953,7 +960,7 @@ static long call_wake_op(struct run *r)
 	long ret = syscall(SYS_futex, &futex_other, FUTEX_WAKE_OP, 1, 1, r->obj,
 			   FUTEX_OP(FUTEX_OP_ADD, 1, FUTEX_OP_CMP_EQ, 0));
 
-	KEEP_ERRNO(word_state(r));
+	KEEP_ERRNO(word_state(r, false));
 	return ret;
 }
 
@@ -965,7 +972,7 @@ static long call_lock_pi(struct run *r)
 {
 	long ret = syscall(SYS_futex, r->obj, FUTEX_LOCK_PI, 0, NULL, NULL, 0);
 
-	KEEP_ERRNO(word_state(r));
+	KEEP_ERRNO(word_state(r, true));
 	return ret;
 }
 
@@ -973,7 +980,7 @@ static long call_unlock_pi(struct run *r)
 {
 	long ret = syscall(SYS_futex, r->obj, FUTEX_UNLOCK_PI, 0, NULL, NULL, 0);
 
-	KEEP_ERRNO(word_state(r));
+	KEEP_ERRNO(word_state(r, true));
 	return ret;
 }
 
@@ -1553,10 +1560,23 @@ static size_t obj_size(const struct path *p)
 	return p->size ? p->size : strlen(path_copy) + 1;
 }
 
-static bool masked(const struct path *p, size_t i)
+/*
+ * The volatile range byte i is in, or NULL.  A volatile value counts as
+ * changed when any of its bytes changed: a pid whose low byte happens to
+ * be the sentinel's is still a pid written.
+ */
+static const struct mask *masked(const struct path *p, size_t i)
 {
 	for (const struct mask *m = p->masks; m && m->len; m++)
 		if (i >= m->off && i < m->off + m->len)
+			return m;
+	return NULL;
+}
+
+static bool range_changed(const unsigned char *buf, const struct mask *m, size_t mapped)
+{
+	for (size_t i = m->off; i < m->off + m->len && i < mapped; i++)
+		if (buf[i] != pre[i])
 			return true;
 	return false;
 }
@@ -1583,12 +1603,19 @@ static void data_map(const struct path *p, const struct run *r, char *buf, size_
 			bool changed = false, good = true;
 
 			for (size_t i = c; i < c + chunk && i < r->mapped; i++) {
-				bool ch_now = r->obj[i] != pre[i];
-				bool ch_ref = ref[i] != pre[i];
+				const struct mask *m = masked(p, i);
 
-				changed |= ch_now;
-				if (masked(p, i) ? ch_now != ch_ref : r->obj[i] != ref[i])
-					good = false;
+				if (m) {
+					bool ch_now = range_changed(r->obj, m, r->mapped);
+
+					changed |= ch_now;
+					if (ch_now != range_changed(ref, m, obj_size(p)))
+						good = false;
+				} else {
+					changed |= r->obj[i] != pre[i];
+					if (r->obj[i] != ref[i])
+						good = false;
+				}
 			}
 			ch = !changed ? '.' : (p->flags & F_NOREF) ? 'w' : good ? 'G' : 'x';
 		}
@@ -1832,7 +1859,8 @@ static void setup_fds_global(void)
 	close(fds[0]);
 	empty_rfd = EMPTY_FD;
 	empty_wfd = fds[1];
-	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sock) < 0)
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sock) < 0 ||
+	    socketpair(AF_UNIX, SOCK_DGRAM, 0, sock_rights) < 0)
 		die("socketpair");
 	int on = 1;
 	if (setsockopt(sock[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0)
