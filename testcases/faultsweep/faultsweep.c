@@ -1298,8 +1298,12 @@ static long call_signal_nonrt(struct run *r)
 #elif defined(__i386__)
 #define RT_FRAME_SIZE	268	/* struct rt_sigframe_ia32 */
 #else
-#define RT_FRAME_SIZE	sizeof(ucontext_t)	/* the frame's struct ucontext */
-#define SIGNAL_FRAMESIZE 128	/* __SIGNAL_FRAMESIZE: r1 is that far below uc */
+/*
+ * The frame's struct ucontext, which rt_sigreturn finds at r1: the
+ * kernel's sigcontext has 32 more doublewords of VSX room than glibc's
+ * ucontext_t (vmx_reserve[ELF_NVRREG * 2 + 1 + 32]).
+ */
+#define RT_FRAME_SIZE	(sizeof(ucontext_t) + 32 * 8)
 #endif
 
 /* room for a whole glibc ucontext_t after the kernel's shorter one */
@@ -1387,7 +1391,7 @@ static long call_sigreturn(struct run *r)
 		     :: "r"(f + 4), "i"(SYS_rt_sigreturn) : "memory");
 #else
 	asm volatile("mr 1, %0\n\tli 0, %1\n\tsc"
-		     :: "r"(f - SIGNAL_FRAMESIZE), "i"(SYS_rt_sigreturn) : "memory");
+		     :: "r"(f), "i"(SYS_rt_sigreturn) : "memory");
 #endif
 	__builtin_unreachable();
 }
