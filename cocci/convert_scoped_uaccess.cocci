@@ -17,8 +17,11 @@
 /// label the begin failure jumped to, or one that does what it did.
 ///
 /// Regions that are not in that shape yet are brought into it by named
-/// transformations, one pass each (-D <name>, in this order): local_pointer
-/// (a local for a pointer expression), cursor (a cursor walks where the
+/// transformations, one pass each (-D <name>, in this order): invert_begin
+/// (a begin tested positively becomes a region with a label),
+/// local_pointer (a local for a pointer expression), tail_out (an early
+/// exit that calls out after ending access jumps to a label after the
+/// function instead), cursor (a cursor walks where the
 /// const scope pointer cannot), rederive (a pointer computed from the
 /// begin's pointer before the region is computed again inside it),
 /// range_check (access_ok() of a variable range stays in front of a
@@ -49,6 +52,7 @@ virtual patch
 virtual report
 virtual invert_begin
 virtual local_pointer
+virtual tail_out
 virtual cursor
 virtual rederive
 virtual range_check
@@ -323,6 +327,48 @@ identifier ib_name.L;
 + SL2
 + return V;
 
+// The last branch of an else-if chain: the statement after the chain
+// runs on both paths, so the label repeats it.
+
+@ibe depends on patch && invert_begin@
+identifier B;
+expression C, E, N, V;
+statement S1, S3;
+statement list SL1, SL2;
+position pb : script:python() { passes.at_invert(pb[0]) };
+@@
+if (C) S1 else if (B@pb(E, N)) { SL1 } else { SL2 }
+S3
+return V;
+
+@script:python ibe_name@
+pb << ibe.pb;
+L;
+@@
+coccinelle.L = cocci.make_ident(passes.value(pb[0], 'invert'))
+
+@depends on patch && invert_begin@
+identifier ibe.B;
+expression ibe.C, ibe.E, ibe.N, ibe.V;
+statement ibe.S1, ibe.S3;
+statement list ibe.SL1, ibe.SL2;
+position ibe.pb;
+identifier ibe_name.L;
+@@
+  if (C) S1 else
+- if (B@pb(E, N)) { SL1 } else { SL2 }
++ {
++ if (!B(E, N))
++	goto L;
++ SL1
++ }
+  S3
+  return V;
++ L:
++ SL2
++ S3
++ return V;
+
 // ---- transformation: local_pointer ---------------------------------------
 // A local declared with the other locals stands for the pointer
 // expression, in the begin and in the region.  Its type is the cast's,
@@ -392,8 +438,53 @@ expression lp_cast_name.V;
 - X@p
 + V
 
+// A local set from something that changes before the begin is set right
+// before the begin's if (first of the insertions: it is below the others).
+
+@lp_late depends on patch && local_pointer@
+statement S;
+position p : script:python() { passes.at_before_if(p[0]) };
+@@
+S@p
+
+@script:python lp_late_text@
+p << lp_late.p;
+T;
+@@
+coccinelle.T = cocci.make_ident(passes.value(p[0], 'before-if'))
+
+@depends on patch && local_pointer@
+statement lp_late.S;
+position lp_late.p;
+identifier lp_late_text.T;
+@@
++ T;
+  S@p
+
 // One insertion rule per way of writing the type, each with its own
 // position rule: a position cannot be inherited past a change.
+
+@lp_decl_late depends on patch && local_pointer@
+declaration D;
+position p : script:python() { passes.at_local_decl_cast_late(p[0]) };
+@@
+D@p
+
+@script:python lp_late_parts@
+p << lp_decl_late.p;
+N;
+@@
+name, how, value = passes.value(p[0], 'after-decl').split('\0')
+coccinelle.N = cocci.make_ident(name)
+
+@depends on patch && local_pointer@
+declaration lp_decl_late.D;
+position lp_decl_late.p;
+type lp_cast.T;
+identifier lp_late_parts.N;
+@@
+  D@p
++ T N;
 
 @lp_decl_cast depends on patch && local_pointer@
 declaration D;
@@ -653,6 +744,58 @@ identifier cur_pair_local.N;
   D@pd
 + T N;
 
+// ---- transformation: tail_out ---------------------------------------------
+// if (c) { end(); f(); return x; } inside a region: the block moves
+// behind a label after the function's last statement (first, so that the
+// if's position is still that of the file) and the if jumps there.
+
+@to_last depends on patch && tail_out@
+statement S;
+position p : script:python() { passes.at_tail_label(p[0]) };
+@@
+S@p
+
+@script:python to_parts@
+p << to_last.p;
+L;
+T;
+@@
+name, text = passes.value(p[0], 'tail-label').split('\0')
+coccinelle.L = cocci.make_ident(name)
+coccinelle.T = cocci.make_ident(text)
+
+@depends on patch && tail_out@
+statement to_last.S;
+position to_last.p;
+identifier to_parts.L, to_parts.T;
+@@
+  S@p
++ L:
++ T;
+
+@to_if depends on patch && tail_out@
+expression E;
+statement S1;
+position p : script:python() { passes.at_tail_out(p[0]) };
+@@
+if (E@p) S1
+
+@script:python to_name@
+p << to_if.p;
+L;
+@@
+coccinelle.L = cocci.make_ident(passes.value(p[0], 'tail-out'))
+
+@depends on patch && tail_out@
+expression to_if.E;
+statement to_if.S1;
+position to_if.p;
+identifier to_name.L;
+@@
+- if (E@p) S1
++ if (E)
++	goto L;
+
 // ---- transformation: range_check ------------------------------------------
 
 @rc depends on patch && range_check@
@@ -706,7 +849,7 @@ expression lb_parts.V;
 // One rule does every change of the pass: the statements of a region are
 // removed, its end becomes the scope.
 
-@script:python mk depends on patch && !invert_begin && !local_pointer && !cursor && !rederive && !range_check && !label && allst@
+@script:python mk depends on patch && !invert_begin && !local_pointer && !tail_out && !cursor && !rederive && !range_check && !label && allst@
 ps << allst.ps;
 args;
 block;
@@ -718,7 +861,7 @@ else:
 	coccinelle.args = cocci.make_ident(parts[0])
 	coccinelle.block = cocci.make_ident(parts[1])
 
-@depends on patch && !invert_begin && !local_pointer && !cursor && !rederive && !range_check && !label@
+@depends on patch && !invert_begin && !local_pointer && !tail_out && !cursor && !rederive && !range_check && !label@
 iterator name scoped_user_read_access;
 iterator name scoped_user_read_access_size;
 iterator name scoped_user_write_access;

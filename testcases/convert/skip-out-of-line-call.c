@@ -1,13 +1,16 @@
 // Must not change: the region relies on staying open across a call to
-// an out-of-line function.
+// an out-of-line function, which a scope must not hide.
 // EXPECT: skip:out-of-line-call
-static __wsum copy_from(const void __user *src, void *dst, int len)
+static int put_and_log(struct rec __user *r, u32 v)
 {
-	__wsum sum;
-
-	if (!user_access_begin(src, len))
-		return 0;
-	sum = csum_partial_copy_generic((__force const void *)src, dst, len);
-	user_access_end();
-	return sum;
+	if (!user_write_access_begin(r, sizeof(*r)))
+		return -EFAULT;
+	unsafe_put_user(v, &r->val, Efault);
+	log_record(v);
+	unsafe_put_user(v, &r->copy, Efault);
+	user_write_access_end();
+	return 0;
+Efault:
+	user_write_access_end();
+	return -EFAULT;
 }

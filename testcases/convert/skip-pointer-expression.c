@@ -1,14 +1,16 @@
-// Must not change: the pointer is a member, not an identifier the scope
-// can shadow.
+// Must not change: the pointer is a call's result, not an identifier,
+// member, cast or address a local could stand for.
 // EXPECT: skip:pointer-expression
-static bool put_signo(struct waitid *iw, int signo)
+static int put_result(struct args *args, u64 v)
 {
-	if (!user_write_access_begin(iw->infop, sizeof(*iw->infop)))
-		return false;
-	unsafe_put_user(signo, &iw->infop->si_signo, Efault);
+	int ret = 0;
+
+	if (!user_write_access_begin(u64_to_user_ptr(args->ptr), sizeof(u64)))
+		return -EFAULT;
+	unsafe_put_user(v, (u64 __user *)u64_to_user_ptr(args->ptr), Efault);
 	user_write_access_end();
-	return true;
+	return ret;
 Efault:
 	user_write_access_end();
-	return false;
+	return -EFAULT;
 }

@@ -64,6 +64,7 @@ class Region:
 	fault_labels: set[str] = field(default_factory=set)
 	ends: set[Pos] = field(default_factory=set)	# end calls the scope makes redundant
 	inner_ends: list[int] = field(default_factory=list)	# lines, inside the body
+	tails: dict[int, int] = field(default_factory=dict)	# inner end line -> its return's line
 	fn_range: tuple[int, int] = (0, 0)
 	# Transformation data.
 	foreign: dict[str, int] = field(default_factory=dict)	# pointer -> line assigned from the begin's
@@ -140,6 +141,14 @@ def analyse_file(ctx: Context) -> dict[Pos, Region]:
 		r.fn_range = source.function_range(ctx.lines, stmts)
 		if analyse(ctx, r, stmts, end_lines) is not None:
 			regions[key] = r
+	# A label another region's scope frees of its end does what the begin
+	# failure does: no need for a label of its own.
+	closing = {line for r in regions.values() if r.converted and not r.needs for line, _ in r.ends}
+	for r in regions.values():
+		if r.converted and 'label' in r.needs:
+			r.needs.remove('label')
+			if scope_label(ctx, r, frozenset(closing)):
+				finish(ctx, r, shape_of(ctx, r))
 	shared_labels(ctx, regions)
 	return regions
 
@@ -223,6 +232,17 @@ def body_and_end(ctx: Context, r: Region, stmts: set[Span]) -> bool:
 	if lines[r.stmt[2] - 1][r.stmt[3]:].strip() or lines[r.end[0] - 1][:r.end[1]].strip():
 		r.skip('unknown-shape', 'region does not start and end on line boundaries')
 		return False
+	# The scope pass moves statements: a line spatch parsed past (a macro
+	# it could not make sense of) would be left behind, twice.
+	covered = {i for sp in r.body for i in range(sp[0], sp[2] + 1)}
+	body = r.body_lines()
+	code_lines = source.blank_comments('\n'.join(lines[body.start - 1:body.stop - 1])).split('\n')
+	for i, text in zip(body, code_lines):
+		code = ' '.join(text.split())
+		if code and i not in covered and not code.startswith('#') and code not in ('{', '}'):
+			r.skip('unknown-shape', f'spatch does not parse line {i} of the region as '
+			       'part of a statement (a macro it passes over)')
+			return False
 	# A declaration directly in the region would stay outside of the scope.
 	level = source.indent(lines[r.stmt[0] - 1])
 	for i in r.body_lines():
@@ -258,11 +278,14 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 			return r.skip('unknown-shape', f'label {lm.group(1)}: inside the region')
 	if not loop_control_ok(lines, r, body):
 		return r.skip('loop-control', 'break or continue would leave the scope')
-	# calls
+	# calls (those of an early exit's tail run after the end: tail-out)
+	r.tails = tail_exits(ctx, r, end_lines)
 	acc_at = {a.pos for a in facts.accessors if a.function == r.function and r.inside(a.pos)}
 	hidden = False
 	for (f, name, at) in facts.calls:
 		if f != r.function or not r.inside(at) or at in acc_at:
+			continue
+		if any(e < at[0] <= ret for e, ret in r.tails.items()):
 			continue
 		kind = calls.classify(name, ctx.file, facts.functions, ctx.header_inlines)
 		if kind is None:
@@ -317,13 +340,32 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 
 
 def cursor_ok(ctx: Context, r: Region, ptr: str) -> bool:
-	"""A cursor stands in for the pointer inside the scope; where the
-	pointer is read after the region, the cursor is declared before it."""
+	"""A cursor stands in for the pointer inside the scope.  Where the
+	pointer is read after the region, it must stay the cursor: only when
+	it is a copy of another pointer, which the scope can open on."""
 	assert r.end is not None
 	after = [ctx.lines[i - 1] for i in range(r.end[2] + 1, r.fn_range[1] + 1)]
 	r.cursor_after = any(source.uses(line, ptr) for line in after
 			     if not END_STMT.match(flat(line)))
-	return True
+	return not r.cursor_after or reseed_source(ctx, r, ptr) is not None
+
+
+def reseed_source(ctx: Context, r: Region, ptr: str) -> Optional[str]:
+	"""The pointer ptr was declared as a copy of (`T *ptr = seed;`), when
+	neither changes before the begin."""
+	lo, _ = r.fn_range
+	assert r.stmt is not None
+	for i in range(lo, r.stmt[0]):
+		m = re.match(r'^\s*[\w\s]+[\s\*]%s\s*=\s*([A-Za-z_]\w*);' % re.escape(ptr),
+			     strip_comments(ctx.lines[i - 1]))
+		if m:
+			seed = m.group(1)
+			between = '\n'.join(ctx.lines[i:r.stmt[0] - 1])
+			if re.search(r'\b(%s|%s)\s*(=[^=]|\+\+|--|[-+]=)' % (re.escape(ptr), re.escape(seed)),
+				     strip_comments(between)):
+				return None
+			return seed
+	return None
 
 
 def loop_control_ok(lines: list[str], r: Region, body: range) -> bool:
@@ -438,11 +480,12 @@ def range_checked(ctx: Context, r: Region) -> bool:
 	its failure does."""
 	assert r.stmt is not None
 	prev = [i for i in range(r.fn_range[0], r.stmt[0]) if flat(ctx.lines[i - 1])]
-	if len(prev) < 2:
-		return False
-	text = flat('\n'.join(ctx.lines[i - 1] for i in prev[-2:]))
 	want = flat(f'if (!access_ok({r.pointer}, {r.size})) {r.action}')
-	return text == want
+	# The check may be wrapped over several lines (transforms.range_check).
+	for count in range(2, min(len(prev), 8) + 1):
+		if flat('\n'.join(ctx.lines[i - 1] for i in prev[-count:])) == want:
+			return True
+	return False
 
 
 def scope_mode(begin: str, modes: set[str], hidden: bool) -> str:
@@ -468,8 +511,9 @@ def inner_ends(ctx: Context, r: Region, end_lines: dict[int, int]) -> bool:
 		nxt = [flat(lines[i - 1]) for i in r.body_lines() if i > line and flat(lines[i - 1])]
 		if not nxt or not re.match(r'^(return\b|goto )', nxt[0]) or \
 		   (prev and flat(prev[-1]).endswith(')')):
-			if nxt and 'tail-out' in TRANSFORMATIONS and tail_out_ok(nxt):
-				r.needs.append('tail-out')
+			if line in r.tails:
+				if 'tail-out' not in r.needs:
+					r.needs.append('tail-out')
 				r.inner_ends.append(line)
 				continue
 			r.skip('unknown-shape', 'end inside the region not right before a return or goto')
@@ -479,21 +523,48 @@ def inner_ends(ctx: Context, r: Region, end_lines: dict[int, int]) -> bool:
 	return True
 
 
-def tail_out_ok(nxt: list[str]) -> bool:
-	"""An early exit whose tail must run with access closed: statements
-	then a return, inside a block of the region."""
-	return any(t.startswith('return') for t in nxt[:4])
+def tail_exits(ctx: Context, r: Region, end_lines: dict[int, int]) -> dict[int, int]:
+	"""Early exits whose tail must run with user access closed:
+	`if (c) { end(); calls...; return x; }` inside the region.  The tail
+	moves behind a label after the function's last statement, the if
+	jumps there, and the scope ends access on the way (tail-out).
+	Inner end line -> the line of its return."""
+	lines = ctx.lines
+	found: dict[int, int] = {}
+	body = r.body_lines()
+	for line in sorted(end_lines):
+		if line not in body:
+			continue
+		before = [i for i in body if i < line and flat(lines[i - 1])]
+		if not before or not re.match(r'^if \(.*\) \{$', flat(lines[before[-1] - 1])):
+			continue
+		tail = [i for i in body if i > line and flat(lines[i - 1])]
+		ret = next((i for i in tail if re.match(r'^return\b.*;$', flat(lines[i - 1]))), None)
+		if ret is None or ret - line > 8:
+			continue
+		rest = [i for i in tail if i > ret]
+		if not rest or flat(lines[rest[0] - 1]) != '}' or ret == tail[0]:
+			continue
+		stmts = [flat(lines[i - 1]) for i in tail if i < ret]
+		if any(LABEL_LINE.match(lines[i - 1]) or END_STMT.match(t) or
+		       re.match(r'^(goto|break|continue|if|for|while|do|switch)\b', t) or
+		       re.search(r'\bunsafe_|__user\b', t)
+		       for i, t in zip([i for i in tail if i < ret], stmts)):
+			continue
+		found[line] = ret
+	return found
 
 
-def scope_label(ctx: Context, r: Region) -> bool:
-	"""The label the scope jumps to when the begin is rejected."""
+def scope_label(ctx: Context, r: Region, closing: frozenset[int] = frozenset()) -> bool:
+	"""The label the scope jumps to when the begin is rejected; closing:
+	the lines of ends other scopes remove."""
 	lines = ctx.lines
 	fnlo, fnhi = r.fn_range
 	gm = source.GOTO.match(r.action)
 	if gm:
 		r.label = gm.group(1)
 		return True
-	removed = {line for line, _ in r.ends}
+	removed = {line for line, _ in r.ends} | set(closing)
 	assert r.end is not None
 	cands = sorted(r.fault_labels) + [n for n in source.all_labels(lines, r.end[2], fnhi)
 					  if n not in r.fault_labels]
@@ -565,10 +636,24 @@ def positive(ctx: Context, r: Region, shape, stmts: set[Span]) -> Region:
 		return r.skip('positive-begin', 'the then branch does not end with the end of the region')
 	if any(re.match(r'^(return|goto|break|continue)\b', x) for x in then):
 		return r.skip('positive-begin', 'the then branch leaves early')
-	following = sorted(s for s in stmts if (s[0], s[1]) > (ifs[2], ifs[3])
-			   and source.parent_of(stmts, s) == source.parent_of(stmts, ifs))
-	if len(following) != 1 or not re.match(r'^return\b', flat(text_of(lines, following[0]))):
-		return r.skip('positive-begin', 'the if is not followed by the return of the function')
+	# The last branch of an else-if chain: the work after the chain is
+	# done on both paths (invert-begin repeats it after the label).
+	outer = ifs
+	parent = source.parent_of(stmts, ifs)
+	if parent is not None and (parent[2], parent[3]) == (ifs[2], ifs[3]) and \
+	   re.search(r'\belse\s+$', text_of(lines, (parent[0], parent[1], ifs[0], ifs[1]))):
+		outer = parent
+	following = sorted(s for s in stmts if (s[0], s[1]) > (outer[2], outer[3])
+			   and source.parent_of(stmts, s) == source.parent_of(stmts, outer))
+	want = 2 if outer != ifs else 1
+	if len(following) != want or not re.match(r'^return\b', flat(text_of(lines, following[-1]))):
+		return r.skip('positive-begin', 'the if is not followed by the return of the function'
+			      + (' and one statement' if outer != ifs else ''))
+	if outer != ifs:
+		tail = flat(text_of(lines, following[0]))
+		if re.search(r'\b(return|goto|break|continue)\b|^[A-Za-z_]\w*:', tail) or \
+		   any(LABEL_LINE.match(lines[i - 1]) for i in range(following[0][0], following[0][2] + 1)):
+			return r.skip('positive-begin', 'the statement after the else-if chain leaves early')
 	for (f, name, at) in ctx.facts.calls:
 		if f == r.function and source.contains(ifs, (*at, *at)) and name not in api.OPEN_BEGINS \
 		   and calls.classify(name, ctx.file, ctx.facts.functions, ctx.header_inlines) == 'out-of-line':

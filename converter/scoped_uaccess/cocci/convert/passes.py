@@ -297,6 +297,10 @@ def at_local_decl_cast(p) -> bool:
 	return at_local_decl(p, 'cast')
 
 
+def at_local_decl_cast_late(p) -> bool:
+	return at_local_decl(p, 'cast-late')
+
+
 def at_local_decl_field(p) -> bool:
 	return at_local_decl(p, 'field')
 
@@ -308,3 +312,11 @@ def at_local_decl_address(p) -> bool:
 def at_local_decl_typeof(p) -> bool:
 	return at_local_decl(p, 'typeof')
 
+
+
+def at_tail_out(p) -> bool:
+	return wants(p, 'tail-out')
+
+
+def at_tail_label(p) -> bool:
+	return wants(p, 'tail-label')

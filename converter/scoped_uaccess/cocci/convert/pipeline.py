@@ -12,12 +12,20 @@
 A scope's body that does not end in a statement (a comment, #endif, a
 block) leaves the `;` of the scope rule on a line of its own in the
 block; drop_lone_semicolons() removes it (an SmPL rule removing it would
-take the comment before it along).
+take the comment before it along).  tidy() puts the lines a pass added
+into kernel layout where spatch's printer does not: a `{` it opens after
+`else` on the same line as the first statement, blank lines it copies
+with their indentation, or twice; and it drops the #ifdef/#endif pair a
+scope emptied (spatch moves statements, not directives).
 """
+
+import contextlib
+import difflib
+import re
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 from scoped_uaccess.cocci import spatch
 from scoped_uaccess.cocci.convert.regions import Region, parse_regions
@@ -25,7 +33,8 @@ from scoped_uaccess.core.command import Command, CommandResult, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed
 
 # transformation name (as reported) -> the virtual rule of its pass
-PASSES = (('invert-begin', 'invert_begin'), ('local-pointer', 'local_pointer'), ('cursor', 'cursor'), ('rederive', 'rederive'),
+PASSES = (('invert-begin', 'invert_begin'), ('local-pointer', 'local_pointer'),
+	  ('tail-out', 'tail_out'), ('cursor', 'cursor'), ('rederive', 'rederive'),
 	  ('range-check', 'range_check'), ('label', 'label'))
 
 
@@ -96,16 +105,21 @@ def rewrite(runner: Runner, rules: Path, wt: Path, name: str, regions: list[Regi
 		for variant in spatch.parse_variants(name):
 			for transformation, virtual in PASSES:
 				if transformation in wanted:
+					before = (wt / name).read_text(errors='replace')
 					_run(runner, command(rules, name, wt, variant, env, virtual=virtual))
+					tidy(wt / name, before)
 					done.passes.append(virtual)
+			before = (wt / name).read_text(errors='replace')
 			_run(runner, command(rules, name, wt, variant, env))
+			tidy(wt / name, before)
 			done.passes.append('scopes')
 		if runner.dry_run:
 			break
 		drop_lone_semicolons(wt / name)
-		wanted = {t for r in census(runner, rules, wt, name, env) for t in r.transformations}
-		if not wanted:
+		left = [r for r in census(runner, rules, wt, name, env) if not r.skipped]
+		if not left:
 			break
+		wanted = {t for r in left for t in r.transformations}
 	return done
 
 
@@ -119,3 +133,122 @@ def drop_lone_semicolons(path: Path) -> None:
 		       len(line) - len(line.lstrip('\t')) - 1)]
 	if len(out) != len(lines):
 		path.write_text('\n'.join(out))
+
+
+def tidy(path: Path, before: str) -> None:
+	"""Kernel layout for the lines a pass inserted (the others stay as
+	they were)."""
+	old = before.split('\n')
+	new = path.read_text(errors='replace').split('\n')
+	out: list[str] = []
+	for op, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+		if op == 'equal':
+			out.extend(new[j1:j2])
+			continue
+		for line in new[j1:j2]:
+			m = re.match(r'^(\t*)(\} else \{|else \{)(\S.*)$', line)
+			if m:
+				out.extend([m.group(1) + m.group(2), m.group(1) + '\t' + m.group(3)])
+			elif not line.strip():
+				if out and not out[-1].strip():
+					continue
+				out.append('')
+			else:
+				out.append(line)
+	# A conditional block whose statements moved into a scope stays behind
+	# empty (spatch moves statements, not directives).
+	i = 0
+	while i + 1 < len(out):
+		pair = out[i] + '\n' + out[i + 1]
+		if re.match(r'^\s*#\s*if', out[i]) and re.match(r'^\s*#\s*endif', out[i + 1]) \
+		   and pair not in before:
+			del out[i:i + 2]
+		else:
+			i += 1
+	if out != new:
+		path.write_text('\n'.join(out))
+
+
+# ---- syscall headers ---------------------------------------------------------
+# spatch parses a function under SYSCALL_DEFINEn() only in its recovery
+# passes, which also expand the file's own statement macros: a region
+# using one (powerpc's unsafe_setup_sigcontext()) has a statement spatch
+# places in the #define and cannot move.  For the passes, the header is
+# written as the function it declares, line for line, and put back after.
+
+SYSCALL_HEADER = re.compile(r'^(COMPAT_)?SYSCALL_DEFINE(\d)\(', re.MULTILINE)
+
+
+def plain_headers(path: Path) -> list[tuple[str, str]]:
+	"""Rewrites the file's syscall headers; (written, original) pairs for
+	restore_headers()."""
+	text = path.read_text(errors='replace')
+	pairs, out, last = [], [], 0
+	for m in SYSCALL_HEADER.finditer(text):
+		close = _closing_paren(text, m.end() - 1)
+		if close is None:
+			continue
+		args = spatch_args(text[m.end():close])
+		if len(args) != 1 + 2 * int(m.group(2)):
+			continue
+		name = args[0].strip()
+		prefix = 'compat_sys_' if m.group(1) else 'sys_'
+		params = []
+		for i in range(1, len(args), 2):
+			params.append(args[i].rstrip() + ('' if args[i].rstrip().endswith('*') else ' ') +
+				      args[i + 1].lstrip(' '))
+		plain = f'long {prefix}{name}(' + (','.join(params) if params else 'void') + ')'
+		original = text[m.start():close + 1]
+		if plain.count('\n') != original.count('\n') or plain in text:
+			continue
+		out.append(text[last:m.start()] + plain)
+		last = close + 1
+		pairs.append((plain, original))
+	if pairs:
+		path.write_text(''.join(out) + text[last:])
+	return pairs
+
+
+@contextlib.contextmanager
+def plain_syscall_headers(path: Path, dry_run: bool = False) -> Iterator[None]:
+	"""The file with plain function headers while the block runs."""
+	pairs = [] if dry_run else plain_headers(path)
+	try:
+		yield
+	finally:
+		if pairs:
+			restore_headers(path, pairs)
+
+
+def restore_headers(path: Path, pairs: list[tuple[str, str]]) -> None:
+	text = path.read_text(errors='replace')
+	for plain, original in pairs:
+		text = text.replace(plain, original, 1)
+	path.write_text(text)
+
+
+def _closing_paren(text: str, i: int) -> Optional[int]:
+	depth = 0
+	for j in range(i, min(len(text), i + 2000)):
+		if text[j] == '(':
+			depth += 1
+		elif text[j] == ')':
+			depth -= 1
+			if depth == 0:
+				return j
+	return None
+
+
+def spatch_args(text: str) -> list[str]:
+	"""Top-level comma-separated parts, whitespace kept."""
+	parts, depth, cur = [], 0, ''
+	for ch in text:
+		if ch == ',' and depth == 0:
+			parts.append(cur)
+			cur = ''
+			continue
+		depth += ch in '(['
+		depth -= ch in ')]'
+		cur += ch
+	parts.append(cur)
+	return parts

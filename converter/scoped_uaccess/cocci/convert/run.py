@@ -148,15 +148,16 @@ def convert_file(runner: Runner, rules: Path, wt: Path, name: str, env: pipeline
 	exclude: list[str] = list(env.exclude)
 	for _ in range(3):
 		env = pipeline.Environment(env.inlines, env.masking, tuple(exclude))
-		regions = pipeline.census(runner, rules, wt, name, env)
-		entries = [Entry(r, 'skipped' if r.skipped else 'converted', r.reason,
-				 begin=begin_call(source_lines, r)) for r in regions]
-		if not any(e.status == 'converted' for e in entries):
-			return entries, False
-		pipeline.rewrite(runner, rules, wt, name, regions, env)
-		if runner.dry_run:
-			return entries, False
-		after = pipeline.census(runner, rules, wt, name, env)
+		with pipeline.plain_syscall_headers(wt / name, runner.dry_run):
+			regions = pipeline.census(runner, rules, wt, name, env)
+			entries = [Entry(r, 'skipped' if r.skipped else 'converted', r.reason,
+					 begin=begin_call(source_lines, r)) for r in regions]
+			if not any(e.status == 'converted' for e in entries):
+				return entries, False
+			pipeline.rewrite(runner, rules, wt, name, regions, env)
+			if runner.dry_run:
+				return entries, False
+			after = pipeline.census(runner, rules, wt, name, env)
 		# A region under two #ifdef'd function headers (one per parse
 		# variant) is converted when either converts it.
 		converted_lines = {e.region.line for e in entries if e.status == 'converted'}

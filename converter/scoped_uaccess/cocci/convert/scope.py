@@ -159,7 +159,8 @@ def drop_inner_ends(body: list[str], inner: list[int]) -> list[str]:
 
 def rename_labels(line: str, merged: dict[str, str]) -> str:
 	for old, new in merged.items():
-		line = re.sub(r'(,\s*|goto\s+)%s\b' % re.escape(old), lambda m: m.group(1) + new, line)
+		line = re.sub(r'(^\s*|,\s*|goto\s+)%s\b(?=\s*[;),]|\s*$)' % re.escape(old),
+			      lambda m: m.group(1) + new, line)
 	return line
 
 

@@ -55,6 +55,12 @@ def strip_comments(text: str) -> str:
 	return re.sub(r'//[^\n]*', ' ', text)
 
 
+def blank_comments(text: str) -> str:
+	"""The text with its comments blanked, lines kept."""
+	text = re.sub(r'/\*.*?\*/', lambda m: re.sub(r'[^\n]', ' ', m.group(0)), text, flags=re.S)
+	return re.sub(r'//[^\n]*', lambda m: ' ' * len(m.group(0)), text)
+
+
 def flat(text: str) -> str:
 	"""Code without comments, whitespace collapsed."""
 	return ' '.join(strip_comments(text).split())

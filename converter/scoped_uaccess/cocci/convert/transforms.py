@@ -11,17 +11,21 @@ answers for one region, on the file as the pass sees it.  Actions:
   rename       an identifier becomes another one
   begin-arg    the begin's pointer argument becomes another expression
   label        a label and a return appended after the function's last statement
+  tail-out     an if's block becomes `goto L;`; L, the block's statements and its
+               return are appended after the function's last statement
 """
 
 import re
-from typing import Optional
+from typing import Optional, Union
 
-from scoped_uaccess.cocci.convert import scope, source
+from scoped_uaccess.cocci.convert import analysis, scope, source
 from scoped_uaccess.cocci.convert.analysis import Context, Region, fresh_label
 from scoped_uaccess.cocci.convert.facts import Pos
 from scoped_uaccess.cocci.convert.source import flat, strip_comments
 
 Edits = dict[tuple[str, Pos], str]
+# A transformation returns True when it planned its edits, else False or
+# why it does not apply (the text of the skip).
 
 
 def plan(ctx: Context, r: Region, at: Edits) -> None:
@@ -32,13 +36,16 @@ def plan(ctx: Context, r: Region, at: Edits) -> None:
 	handler = {
 		'invert-begin': invert_begin,
 		'local-pointer': local_pointer,
+		'tail-out': tail_out,
 		'cursor': cursor,
 		'rederive': rederive,
 		'range-check': range_check,
 		'label': label,
 	}.get(r.needs[0])
-	if handler is None or not handler(ctx, r, at):
-		r.skip('unknown-shape', f'the {r.needs[0]} transformation does not apply here')
+	done = handler(ctx, r, at) if handler is not None else False
+	if done is not True:
+		r.skip('unknown-shape', done if isinstance(done, str) else
+		       f'the {r.needs[0]} transformation does not apply here')
 
 
 # ---- shared ------------------------------------------------------------------
@@ -131,7 +138,7 @@ def fresh_name(ctx: Context, r: Region, want: str) -> str:
 
 # ---- the transformations ---------------------------------------------------------
 
-def range_check(ctx: Context, r: Region, at: Edits) -> bool:
+def range_check(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 	"""access_ok() of the whole range in front of the region: masking checks
 	no size, and the region's result depended on the range check."""
 	assert r.stmt is not None
@@ -143,7 +150,7 @@ def range_check(ctx: Context, r: Region, at: Edits) -> bool:
 	return True
 
 
-def label(ctx: Context, r: Region, at: Edits) -> bool:
+def label(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 	"""A label after the function's last statement that does what the
 	begin failure did, for the scope to jump to."""
 	m = re.match(r'^return(?:\s+(.*))?;$', r.action)
@@ -157,6 +164,36 @@ def label(ctx: Context, r: Region, at: Edits) -> bool:
 	return True
 
 
+def tail_out(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
+	"""if (c) { end(); f(); return x; } inside the region becomes
+	if (c) goto L; and L: end(); f(); return x; follows the function's
+	last statement: the scope pass then sees a fault label, and f() runs
+	after the scope ended user access."""
+	last = _last_statement(ctx, r)
+	if last is None or ('tail-label', last) in at:
+		return False
+	lo, hi = r.fn_range
+	taken = set(source.all_labels(ctx.lines, lo, hi))
+	name = next((n for n in ('failed', 'fail', 'exit_failed') if n not in taken), None)
+	if name is None:
+		return False
+	line, ret = min(r.tails.items())
+	cond = ctx.lines[_block_open(ctx, line) - 1]
+	col = cond.index('if (') + len('if (')
+	at[('tail-out', (_block_open(ctx, line), col))] = name
+	text = [ctx.lines[i - 1].strip() for i in range(line, ret + 1) if ctx.lines[i - 1].strip()]
+	at[('tail-label', last)] = name + '\0' + '\n\t'.join(text).rstrip(';')
+	return True
+
+
+def _block_open(ctx: Context, line: int) -> int:
+	"""The line of the `if (...) {` that opens the block holding line."""
+	i = line - 1
+	while not flat(ctx.lines[i - 1]):
+		i -= 1
+	return i
+
+
 def _last_statement(ctx: Context, r: Region) -> Optional[Pos]:
 	"""The last statement of the function, directly in its body."""
 	stmts = ctx.facts.stmts.get(r.function, set())
@@ -167,12 +204,12 @@ def _last_statement(ctx: Context, r: Region) -> Optional[Pos]:
 	return last[0], last[1]
 
 
-def cursor(ctx: Context, r: Region, at: Edits) -> bool:
+def cursor(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 	"""The begin's pointer is advanced in the region, but the scope's is
 	const: a cursor set from the scope's (masked) pointer walks instead."""
 	ptr = r.pointer
 	body = r.body_lines()
-	seed = reseed_source(ctx, r, ptr)
+	seed = analysis.reseed_source(ctx, r, ptr)
 	if seed:
 		# ptr is a local copy of seed: the scope opens on seed and ptr,
 		# set from it first thing in the scope, stays the cursor.
@@ -187,8 +224,10 @@ def cursor(ctx: Context, r: Region, at: Edits) -> bool:
 		return False
 	ctype = declared_type(ctx, r, ptr)
 	decl_at = declaration_line(ctx, r)
-	if ctype is None or decl_at is None:
-		return False
+	if decl_at is None:
+		return f'cursor: no local declaration in {r.function}() to declare the cursor after'
+	if ctype is None:
+		return f'cursor: the type of {ptr} is not spelled out in {r.function}()'
 	name = fresh_name(ctx, r, f'{ptr}_cur' if len(ptr) > 1 else f'{ptr}cur')
 	for p in _occurrences(ctx, r, ptr, body):
 		at[('rename', p)] = name
@@ -199,24 +238,6 @@ def cursor(ctx: Context, r: Region, at: Edits) -> bool:
 	at[('cursor-pointer', r.key)] = ptr
 	at[('after-if', _if_pos(r))] = f'{name} = {ptr}'
 	return True
-
-
-def reseed_source(ctx: Context, r: Region, ptr: str) -> Optional[str]:
-	"""The pointer ptr was declared as a copy of (`T *ptr = seed;`), when
-	neither changes before the begin."""
-	lo, _ = r.fn_range
-	assert r.stmt is not None
-	for i in range(lo, r.stmt[0]):
-		m = re.match(r'^\s*[\w\s]+[\s\*]%s\s*=\s*([A-Za-z_]\w*);' % re.escape(ptr),
-			     strip_comments(ctx.lines[i - 1]))
-		if m:
-			seed = m.group(1)
-			between = '\n'.join(ctx.lines[i:r.stmt[0] - 1])
-			if re.search(r'\b(%s|%s)\s*(=[^=]|\+\+|--|[-+]=)' % (re.escape(ptr), re.escape(seed)),
-				     strip_comments(between)):
-				return None
-			return seed
-	return None
 
 
 def _begin_arg(ctx: Context, begin: Pos) -> Optional[Pos]:
@@ -231,7 +252,7 @@ def _begin_arg(ctx: Context, begin: Pos) -> Optional[Pos]:
 	return begin[0], j
 
 
-def rederive(ctx: Context, r: Region, at: Edits) -> bool:
+def rederive(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 	"""A pointer the accessors use was computed from the begin's pointer
 	before the region: computed again first thing in it, from the scope's
 	pointer, so that the mask covers it."""
@@ -258,12 +279,12 @@ def rederive(ctx: Context, r: Region, at: Edits) -> bool:
 	return True
 
 
-def local_pointer(ctx: Context, r: Region, at: Edits) -> bool:
+def local_pointer(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 	"""A pointer expression (member, cast, address of a member) gets a local
 	for the scope to open on, declared with the other locals."""
 	decl_at = declaration_line(ctx, r)
 	if decl_at is None:
-		return False
+		return f'local-pointer: no local declaration in {r.function}() to declare the local after'
 	expr = r.pointer
 	m = re.fullmatch(r'\((?P<type>[\w\s\*]+)\)\s*(?P<base>[A-Za-z_]\w*)', expr)
 	if m:
@@ -277,6 +298,15 @@ def local_pointer(ctx: Context, r: Region, at: Edits) -> bool:
 		how = ('field-address' if address else 'field') if struct_member(ctx, member) else 'typeof'
 		name = fresh_name(ctx, r, member.split('_')[-1] if member.startswith('uc_') else member)
 		at[('local-member', r.key)] = member
+	# Declared with the other locals, set there, unless what it is set from
+	# changes before the begin: then set right before it.
+	base = m.group('base') if m else mm.group(2)
+	assert r.stmt is not None
+	if _assigned(ctx, base, range(decl_at + 1, r.stmt[0])):
+		if how != 'cast':
+			return False
+		how = 'cast-late'
+		at[('before-if', _if_pos(r))] = f'{name} = {expr}'
 	line = ctx.lines[decl_at - 1]
 	at[('after-decl', (decl_at, len(line) - len(line.lstrip())))] = f'{name}\0{how}\0{expr}'
 	at[('local-begin', r.key)] = ''
@@ -298,6 +328,14 @@ def local_pointer(ctx: Context, r: Region, at: Edits) -> bool:
 	return True
 
 
+def _assigned(ctx: Context, name: str, lines: range) -> bool:
+	"""Whether name is assigned, incremented or decremented in lines."""
+	n = re.escape(name)
+	changed = re.compile(r'(?<![\w.>])%s\s*(?:[-+*/%%&|^]|<<|>>)?=(?!=)|(?:\+\+|--)\s*%s\b|'
+			     r'(?<![\w.>])%s\s*(?:\+\+|--)' % (n, n, n))
+	return any(changed.search(_code(ctx.lines[i - 1])) for i in lines)
+
+
 def struct_member(ctx: Context, member: str) -> bool:
 	"""Whether a struct of the file declares member (its type is then read
 	off that declaration)."""
@@ -306,7 +344,7 @@ def struct_member(ctx: Context, member: str) -> bool:
 		   for body in re.finditer(r'struct\s+\w+\s*\{([^}]*)\}', text))
 
 
-def invert_begin(ctx: Context, r: Region, at: Edits) -> bool:
+def invert_begin(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 	"""if (begin) { A; end(); } else { B; } return v; becomes
 	if (!begin) goto L; A; end(); return v; L: B; return v;"""
 	lo, hi = r.fn_range
