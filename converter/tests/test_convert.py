@@ -98,7 +98,7 @@ class ConversionJsonTest(unittest.TestCase):
 		first, _, skipped = data['regions']
 		self.assertEqual({'file': 'arch/x86/kernel/signal_64.c', 'line': 100,
 				  'function': 'restore_sigcontext', 'status': 'converted',
-				  'shape': 'converted-masked',
+				  'shape': 'masked', 'transformations': [],
 				  'patch': '0013-x86-signal-Convert-to-scoped-user-access.patch'}, first)
 		self.assertEqual('skipped', skipped['status'])
 		self.assertEqual('pointer-modified', skipped['reason'])
@@ -107,8 +107,10 @@ class ConversionJsonTest(unittest.TestCase):
 	def test_summary_counts(self) -> None:
 		text = rg.summary_markdown(_entries(), {'version': '6.12.118'}, ['0013-a.patch'])
 		self.assertIn('3 open-coded regions: 2 converted (67%), 1 skipped.', text)
-		self.assertIn('| skipped | pointer-modified | 1 |', text)
+		self.assertIn('| skipped, reason | regions |', text)
+		self.assertIn('| pointer-modified | 1 |', text)
 		self.assertIn('| kernel/exit.c:1780 | kernel_waitid() | pointer-modified |', text)
+		self.assertNotIn(' s.', text)
 
 
 class MessageTest(unittest.TestCase):

@@ -64,12 +64,12 @@ class ConvertRulesTest(unittest.TestCase):
 						 f'{src.name}: the converted file')
 
 	def test_every_transformation_and_reason_has_a_case(self) -> None:
-		from scoped_uaccess.cocci.convert import analysis
+		from scoped_uaccess.cocci.convert import model
 		tags = ' '.join(t for src in inputs([]) for t in EXPECT.findall(src.read_text()))
-		for t in analysis.TRANSFORMATIONS:
+		for t in model.TRANSFORMATIONS:
 			if t != 'split':
 				self.assertIn('+' + t, tags, f'no golden case applies {t}')
-		for shape in analysis.SHAPES:
+		for shape in model.SHAPES:
 			self.assertIn('converted-' + shape, tags, f'no golden case of shape {shape}')
 
 

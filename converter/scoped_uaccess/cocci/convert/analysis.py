@@ -10,114 +10,19 @@ is done is no longer asked for.
 """
 
 import re
-from dataclasses import dataclass, field
 from typing import Optional
 
 from scoped_uaccess.cocci import api, inlines
 from scoped_uaccess.cocci.convert import calls, source
-from scoped_uaccess.cocci.convert.facts import Facts, Pos, Span
+from scoped_uaccess.cocci.convert.facts import Pos, Span
+from scoped_uaccess.cocci.convert.labels import (inner_ends, scope_label, shared_labels,
+						 tail_exits)
+from scoped_uaccess.cocci.convert.model import (KEEP, Context, Region, constant_size,
+						local_pointer_ok, plain_scope_size)
+from scoped_uaccess.cocci.convert.pointers import (address_problem, cursor_ok,
+						   range_checked)
 from scoped_uaccess.cocci.convert.source import (END_STMT, LABEL_LINE, flat, strip_comments,
 						 text_of)
-
-# The transformations, in the order of their passes.
-TRANSFORMATIONS = ('invert-begin', 'local-pointer', 'tail-out', 'cursor', 'rederive',
-		   'range-check', 'label')
-SHAPES = ('fault-label', 'two-level', 'shared-exit', 'masked', 'no-fault')
-# Regions a careful maintainer keeps open-coded: (function, why).
-KEEP = {
-	'record_steal_time': 'interleaved regions around a TLB flush and a tracepoint',
-	'strncpy_from_user': 'hand-tuned word-at-a-time loop; the branches pass different limits',
-	'strnlen_user': 'hand-tuned word-at-a-time loop; the branches pass different limits',
-	'fault_in_writeable': 'the advanced pointer is the return value: the range check is the contract',
-	'fault_in_readable': 'the advanced pointer is the return value: the range check is the contract',
-}
-
-
-@dataclass
-class Context:
-	"""A file as a pass sees it."""
-	file: str
-	lines: list[str]
-	facts: Facts
-	header_inlines: dict[str, str] = field(default_factory=dict)
-	masked: bool = True		# compiled where can_do_masked_user_access() may be true
-
-
-@dataclass
-class Region:
-	key: Pos
-	function: str
-	name: str			# the begin
-	tag: str = 'skip:unknown-shape'
-	text: str = 'not a recognised region'
-	needs: list[str] = field(default_factory=list)	# transformations still to do
-	kept_calls: dict[str, str] = field(default_factory=dict)	# call -> calls.KEPT_TEXT key
-	# The region as it is now (filled as far as the analysis got).
-	stmt: Optional[Span] = None	# the if statement of the begin
-	body: list[Span] = field(default_factory=list)
-	end: Optional[Span] = None	# the statement that ends it
-	pointer: str = ''
-	size: str = ''
-	action: str = ''		# what the begin failure does: `return X;`, `goto L;`
-	mode: str = ''
-	label: str = ''			# the scope's label
-	fault_labels: set[str] = field(default_factory=set)
-	ends: set[Pos] = field(default_factory=set)	# end calls the scope makes redundant
-	inner_ends: list[int] = field(default_factory=list)	# lines, inside the body
-	tails: dict[int, int] = field(default_factory=dict)	# inner end line -> its return's line
-	fn_range: tuple[int, int] = (0, 0)
-	# Transformation data.
-	foreign: dict[str, int] = field(default_factory=dict)	# pointer -> line assigned from the begin's
-	cursor_after: bool = False	# the begin pointer is read after the region
-
-	def skip(self, reason: str, text: str) -> 'Region':
-		self.tag, self.text = 'skip:' + reason, text
-		return self
-
-	@property
-	def converted(self) -> bool:
-		return self.tag.startswith('converted')
-
-	@property
-	def lo(self) -> Pos:
-		assert self.stmt is not None
-		return self.stmt[2], self.stmt[3]
-
-	@property
-	def hi(self) -> Pos:
-		assert self.end is not None
-		return self.end[0], self.end[1]
-
-	def inside(self, at: Pos) -> bool:
-		return self.stmt is not None and self.end is not None and self.lo < at < self.hi
-
-	def body_lines(self) -> range:
-		assert self.stmt is not None and self.end is not None
-		return range(self.stmt[2] + 1, self.end[0])
-
-
-def masked_file(file: str, masking_arches: tuple[str, ...] = ('x86',)) -> bool:
-	"""Whether the file is built for an architecture with masked user access
-	(generic code is built for all of them; x86 masks on 64-bit only)."""
-	name = file[2:] if file.startswith('./') else file
-	m = re.match(r'arch/([^/]+)/', name)
-	if m is None:
-		return True
-	return m.group(1) in masking_arches and not re.match(api.X86_32_ONLY, name)
-
-
-def constant_size(size: str, pointer: str) -> bool:
-	"""sizeof() of something: the compiler knows it, and the checked begin
-	of x86 checks only the pointer for such a size."""
-	s = flat(size).replace(' ', '')
-	if re.fullmatch(r'[^?]+\?sizeof\([^()]*\):sizeof\([^()]*\)', s):
-		return True
-	return s.startswith('sizeof(') and s.endswith(')') and s.count('sizeof') == 1
-
-
-def plain_scope_size(size: str, pointer: str) -> bool:
-	return flat(size).replace(' ', '') in (f'sizeof(*{pointer})', f'sizeof(*({pointer}))')
-
 
 # ---- the analysis ------------------------------------------------------------
 
@@ -206,11 +111,6 @@ def analyse(ctx: Context, r: Region, stmts: set[Span], end_lines: dict[int, int]
 	if not body_and_end(ctx, r, stmts):
 		return r
 	return body_checks(ctx, r, end_lines)
-
-
-def local_pointer_ok(ptr: str) -> bool:
-	"""A pointer expression a local can stand for: members, casts, address-of."""
-	return re.fullmatch(r'(\([\w\s\*]+\)\s*)?&?[A-Za-z_]\w*((->|\.)[A-Za-z_]\w*)*', ptr) is not None
 
 
 def body_and_end(ctx: Context, r: Region, stmts: set[Span]) -> bool:
@@ -339,35 +239,6 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 	return finish(ctx, r, shape_of(ctx, r))
 
 
-def cursor_ok(ctx: Context, r: Region, ptr: str) -> bool:
-	"""A cursor stands in for the pointer inside the scope.  Where the
-	pointer is read after the region, it must stay the cursor: only when
-	it is a copy of another pointer, which the scope can open on."""
-	assert r.end is not None
-	after = [ctx.lines[i - 1] for i in range(r.end[2] + 1, r.fn_range[1] + 1)]
-	r.cursor_after = any(source.uses(line, ptr) for line in after
-			     if not END_STMT.match(flat(line)))
-	return not r.cursor_after or reseed_source(ctx, r, ptr) is not None
-
-
-def reseed_source(ctx: Context, r: Region, ptr: str) -> Optional[str]:
-	"""The pointer ptr was declared as a copy of (`T *ptr = seed;`), when
-	neither changes before the begin."""
-	lo, _ = r.fn_range
-	assert r.stmt is not None
-	for i in range(lo, r.stmt[0]):
-		m = re.match(r'^\s*[\w\s]+[\s\*]%s\s*=\s*([A-Za-z_]\w*);' % re.escape(ptr),
-			     strip_comments(ctx.lines[i - 1]))
-		if m:
-			seed = m.group(1)
-			between = '\n'.join(ctx.lines[i:r.stmt[0] - 1])
-			if re.search(r'\b(%s|%s)\s*(=[^=]|\+\+|--|[-+]=)' % (re.escape(ptr), re.escape(seed)),
-				     strip_comments(between)):
-				return None
-			return seed
-	return None
-
-
 def loop_control_ok(lines: list[str], r: Region, body: range) -> bool:
 	"""break and continue must belong to a loop or switch inside the region."""
 	assert r.stmt is not None
@@ -392,102 +263,6 @@ def loop_control_ok(lines: list[str], r: Region, body: range) -> bool:
 	return True
 
 
-def address_problem(ctx: Context, r: Region, a, idx: Optional[int]) -> Optional[tuple[str, str]]:
-	"""Why the accessor's address does not do for a scope on the pointer, if it does not."""
-	args = source.split_args(a.args)
-	addr = args[idx] if idx is not None and idx < len(args) else a.args
-	ptr = r.pointer
-	if 'local-pointer' in r.needs:
-		base = re.sub(r'^\([\w\s\*]+\)\s*', '', ptr).lstrip('&')
-		if base in flat(addr).replace(' ', ''):
-			return None
-	if ptr and re.search(r'\b%s\b' % re.escape(ptr), addr):
-		return masked_range(ctx, r, a.name, addr)
-	derived = derived_pointer(ctx, r, addr)
-	if derived:
-		return None
-	return 'foreign-pointer', f'{a.name}() address {flat(addr)} is not based on {ptr}'
-
-
-def derived_pointer(ctx: Context, r: Region, addr: str) -> bool:
-	"""Whether addr is based on a pointer assigned from the begin's pointer:
-	inside the region (then it is derived from the scope's pointer), or
-	just before it (then it is computed again inside: rederive)."""
-	lines = ctx.lines
-	assert r.stmt is not None
-	names = re.findall(r'\b([A-Za-z_]\w*)\b', strip_comments(addr))
-	for name in names:
-		if name == r.pointer:
-			continue
-		# `name = ...;`, or a declaration `T *name = ...;`
-		assign = re.compile(r'^\s*(?:[\w\s]*[\s\*])?%s\s*=\s*(?P<rhs>[^;]*);' % re.escape(name))
-		for i in r.body_lines():
-			m = assign.match(lines[i - 1])
-			if m and source.uses(m.group('rhs'), r.pointer):
-				return True
-		# before the begin: the last assignment, within the same block
-		line = rederive_source(ctx, r, name)
-		if line:
-			r.foreign[name] = line
-			if 'rederive' not in r.needs:
-				r.needs.append('rederive')
-			return True
-	return False
-
-
-def previous_statements(ctx: Context, r: Region, limit: int = 8) -> list[Span]:
-	"""The statements before the begin's if in its block, nearest first."""
-	stmts = ctx.facts.stmts.get(r.function, set())
-	assert r.stmt is not None
-	parent = source.parent_of(stmts, r.stmt)
-	before = [s for s in stmts if s != r.stmt and source.parent_of(stmts, s) == parent
-		  and (s[2], s[3]) <= (r.stmt[0], r.stmt[1])]
-	return sorted(before, reverse=True)[:limit]
-
-
-def rederive_source(ctx: Context, r: Region, name: str) -> int:
-	"""The line of the statement before the begin that sets name from the
-	begin's pointer (name = f(ptr)), or that sets the pointer from name in
-	a way that can be inverted (ptr = (void __user *)name - n); 0 when
-	there is none (or name is set otherwise last)."""
-	ptr = r.pointer
-	for s in previous_statements(ctx, r):
-		text = flat(text_of(ctx.lines, s))
-		if re.match(r'^%s = ' % re.escape(name), text):
-			return s[0] if source.uses(text.split('=', 1)[1], ptr) else 0
-		if re.match(r'^%s = \((?:const )?void __user \*\) ?%s - [\w>-]+;$'
-			    % (re.escape(ptr), re.escape(name)), text):
-			return s[0]
-	return 0
-
-
-def masked_range(ctx: Context, r: Region, name: str, addr: str) -> Optional[tuple[str, str]]:
-	"""Masking covers the first page past the pointer: with a size known
-	to the compiler (a struct), members and element addresses lie within
-	it; a variable size gets its range checked in front of the scope."""
-	if not ctx.masked or not constant_size(r.size, r.pointer):
-		return None
-	a = flat(addr).replace(' ', '')
-	ptr = re.escape(r.pointer)
-	if re.search(r'\b%s\s*[-+](?!>)' % ptr, a) or re.search(r'\b%s\[' % ptr, a):
-		return ('masked-range', f'{name}() address {flat(addr)} may lie beyond the first '
-			'page of a region whose size is not checked')
-	return None
-
-
-def range_checked(ctx: Context, r: Region) -> bool:
-	"""An access_ok() of the same range right before the begin, doing what
-	its failure does."""
-	assert r.stmt is not None
-	prev = [i for i in range(r.fn_range[0], r.stmt[0]) if flat(ctx.lines[i - 1])]
-	want = flat(f'if (!access_ok({r.pointer}, {r.size})) {r.action}')
-	# The check may be wrapped over several lines (transforms.range_check).
-	for count in range(2, min(len(prev), 8) + 1):
-		if flat('\n'.join(ctx.lines[i - 1] for i in prev[-count:])) == want:
-			return True
-	return False
-
-
 def scope_mode(begin: str, modes: set[str], hidden: bool) -> str:
 	"""What the accessors do; the begin's mode where some access is out of
 	sight (asm, helpers)."""
@@ -496,97 +271,6 @@ def scope_mode(begin: str, modes: set[str], hidden: bool) -> str:
 	if 'rmw' in modes or modes == {'read', 'write'}:
 		return 'rw'
 	return next(iter(modes))
-
-
-def inner_ends(ctx: Context, r: Region, end_lines: dict[int, int]) -> bool:
-	"""Ends inside the body must come right before a return or goto."""
-	lines = ctx.lines
-	for (line, col) in sorted(ctx.facts.ends):
-		if not r.inside((line, col)):
-			continue
-		if not END_STMT.match(flat(lines[line - 1])):
-			r.skip('unknown-shape', 'end inside the region shares its line')
-			return False
-		prev = [lines[i - 1] for i in r.body_lines() if i < line and flat(lines[i - 1])]
-		nxt = [flat(lines[i - 1]) for i in r.body_lines() if i > line and flat(lines[i - 1])]
-		if not nxt or not re.match(r'^(return\b|goto )', nxt[0]) or \
-		   (prev and flat(prev[-1]).endswith(')')):
-			if line in r.tails:
-				if 'tail-out' not in r.needs:
-					r.needs.append('tail-out')
-				r.inner_ends.append(line)
-				continue
-			r.skip('unknown-shape', 'end inside the region not right before a return or goto')
-			return False
-		r.inner_ends.append(line)
-		r.ends.add((line, col))
-	return True
-
-
-def tail_exits(ctx: Context, r: Region, end_lines: dict[int, int]) -> dict[int, int]:
-	"""Early exits whose tail must run with user access closed:
-	`if (c) { end(); calls...; return x; }` inside the region.  The tail
-	moves behind a label after the function's last statement, the if
-	jumps there, and the scope ends access on the way (tail-out).
-	Inner end line -> the line of its return."""
-	lines = ctx.lines
-	found: dict[int, int] = {}
-	body = r.body_lines()
-	for line in sorted(end_lines):
-		if line not in body:
-			continue
-		before = [i for i in body if i < line and flat(lines[i - 1])]
-		if not before or not re.match(r'^if \(.*\) \{$', flat(lines[before[-1] - 1])):
-			continue
-		tail = [i for i in body if i > line and flat(lines[i - 1])]
-		ret = next((i for i in tail if re.match(r'^return\b.*;$', flat(lines[i - 1]))), None)
-		if ret is None or ret - line > 8:
-			continue
-		rest = [i for i in tail if i > ret]
-		if not rest or flat(lines[rest[0] - 1]) != '}' or ret == tail[0]:
-			continue
-		stmts = [flat(lines[i - 1]) for i in tail if i < ret]
-		if any(LABEL_LINE.match(lines[i - 1]) or END_STMT.match(t) or
-		       re.match(r'^(goto|break|continue|if|for|while|do|switch)\b', t) or
-		       re.search(r'\bunsafe_|__user\b', t)
-		       for i, t in zip([i for i in tail if i < ret], stmts)):
-			continue
-		found[line] = ret
-	return found
-
-
-def scope_label(ctx: Context, r: Region, closing: frozenset[int] = frozenset()) -> bool:
-	"""The label the scope jumps to when the begin is rejected; closing:
-	the lines of ends other scopes remove."""
-	lines = ctx.lines
-	fnlo, fnhi = r.fn_range
-	gm = source.GOTO.match(r.action)
-	if gm:
-		r.label = gm.group(1)
-		return True
-	removed = {line for line, _ in r.ends} | set(closing)
-	assert r.end is not None
-	cands = sorted(r.fault_labels) + [n for n in source.all_labels(lines, r.end[2], fnhi)
-					  if n not in r.fault_labels]
-	for n in cands:
-		if source.same_action(lines, fnlo, fnhi, [r.action],
-				      source.effective(lines, fnlo, fnhi, n, removed)):
-			r.label = n
-			return True
-	if re.match(r'^return\b', r.action):
-		r.label = fresh_label(lines, fnlo, fnhi)
-		r.needs.append('label')
-		return True
-	r.skip('begin-failure', f'no label does what the begin failure does ({r.action})')
-	return False
-
-
-def fresh_label(lines: list[str], lo: int, hi: int) -> str:
-	taken = set(source.all_labels(lines, lo, hi))
-	for name in ('efault', 'Efault', 'efault_scope'):
-		if name not in taken:
-			return name
-	return 'efault_' + str(lo)
 
 
 def shape_of(ctx: Context, r: Region) -> str:
@@ -674,59 +358,4 @@ def positive(ctx: Context, r: Region, shape, stmts: set[Span]) -> Region:
 	return r
 
 
-# ---- labels shared with code outside the converted regions -------------------
 
-def shared_labels(ctx: Context, regions: dict[Pos, Region]) -> None:
-	"""Labels whose end a converted region removes must only be reached
-	from converted regions: drop regions until that holds."""
-	changed = True
-	while changed:
-		changed = False
-		conv = [r for r in regions.values() if r.converted]
-		for r in conv:
-			for label in sorted(r.fault_labels):
-				if not only_from(ctx, r, label, conv):
-					r.skip('shared-label', f'label {label} is also reached from outside '
-					       'the converted regions')
-					changed = True
-					break
-			if changed:
-				break
-
-
-def only_from(ctx: Context, r: Region, label: str, conv: list[Region]) -> bool:
-	lines, facts = ctx.lines, ctx.facts
-	fnlo, fnhi = r.fn_range
-	mine = [o for o in conv if o.function == r.function]
-
-	def inside(at: Pos) -> bool:
-		return any(o.inside(at) for o in mine)
-	refs = [at for (f, lb, at) in facts.gotos if f == r.function and lb == label] + \
-	       [a.pos for a in facts.accessors if a.function == r.function and a.label == label]
-	for (line, col) in refs:
-		if inside((line, col)):
-			continue
-		# a goto from the code of another label that only the regions reach
-		src = None
-		for i in range(line, fnlo - 1, -1):
-			m = LABEL_LINE.match(lines[i - 1])
-			if m:
-				src = m.group(1)
-				break
-			if re.match(r'^\s*(return\b|goto )', lines[i - 1]) and i != line:
-				break
-		if src is None or src == label or not any(src in o.fault_labels for o in mine):
-			return False
-	i = source.label_line(lines, fnlo, fnhi, label)
-	if i is None:
-		return False
-	j = i - 1
-	while j > fnlo and (not flat(lines[j - 1]) or LABEL_LINE.match(lines[j - 1])):
-		j -= 1
-	prev = flat(lines[j - 1])
-	if not re.match(r'^(return\b|goto )', prev):
-		# only the own fall-through of a region, into its labelled main end
-		if not any(o.end and o.end[0] > j and o.end[0] >= i for o in mine) \
-		   or not any(o.end and j < o.end[0] <= i + 1 for o in mine):
-			return False
-	return True

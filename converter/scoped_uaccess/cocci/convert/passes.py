@@ -19,7 +19,7 @@ from typing import Optional
 
 from scoped_uaccess.cocci import inlines
 from scoped_uaccess.cocci.convert import analysis, calls, facts, scope, transforms
-from scoped_uaccess.cocci.convert.analysis import Context, Region
+from scoped_uaccess.cocci.convert.model import Context, Region
 from scoped_uaccess.cocci.convert.facts import Pos
 
 SCOPE_ITERATORS = ('scoped_user_read_access', 'scoped_user_read_access_size',

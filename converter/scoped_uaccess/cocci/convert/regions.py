@@ -33,7 +33,8 @@ class Region:
 
 	@property
 	def shape(self) -> str:
-		return '' if self.skipped else self.tag.split('+')[0]
+		"""fault-label, two-level, shared-exit, masked or no-fault."""
+		return '' if self.skipped else self.tag.split('+')[0].removeprefix('converted-')
 
 	@property
 	def transformations(self) -> list[str]:
@@ -129,26 +130,33 @@ def conversion_json(entries: list[Entry], meta: dict) -> str:
 
 
 def summary_markdown(entries: list[Entry], meta: dict, patches: list[str]) -> str:
-	"""summary.md: counts by status and reason, then the patches."""
-	counts = collections.Counter((e.status, e.reason) for e in entries)
+	"""summary.md (reports/linux-<version>/conversion.md): counts by status,
+	transformation, shape and reason, then the patches and the skipped
+	regions with why.  Nothing in it varies between runs on the same tree."""
 	total = len(entries)
-	converted = counts.get(('converted', ''), 0)
-	share = f'{100 * converted / total:.0f}%' if total else 'n/a'
-	lines = [f'# Conversion to scoped user access: Linux {meta.get("version", "?")}', '',
-		 f'Tree: `{meta.get("base", "?")}`; rules `{meta.get("rules", "?")}`, '
-		 f'spatch {meta.get("spatch", "?")}; {meta.get("files", 0)} files given to spatch, '
-		 f'{meta.get("seconds", 0):.0f} s.', '',
-		 f'{total} open-coded regions: {converted} converted ({share}), '
-		 f'{total - converted} skipped.', '',
-		 '| status | reason | regions |', '|---|---|---|']
-	for (status, reason), n in sorted(counts.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1])):
-		lines.append(f'| {status} | {reason or "-"} | {n} |')
-	lines += ['', f'## Patches ({len(patches)})', '']
-	lines += [f'- `{p}`' for p in patches] or ['none']
+	done = [e for e in entries if e.status == 'converted']
 	skipped = [e for e in sorted(entries, key=lambda e: e.region) if e.status == 'skipped']
+	share = f'{100 * len(done) / total:.0f}%' if total else 'n/a'
+	lines = [f'# Conversion to scoped user access: Linux {meta.get("version", "?")}', '',
+		 f'Tree: {meta.get("base", "?")}; rules `{meta.get("rules", "?")}`, '
+		 f'spatch {meta.get("spatch", "?")}; {meta.get("files", 0)} files given to spatch.', '',
+		 f'{total} open-coded regions: {len(done)} converted ({share}), '
+		 f'{len(skipped)} skipped.', '']
+
+	def table(title: str, counts: collections.Counter) -> list[str]:
+		rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+		return [f'| {title} | regions |', '|---|---|'] + [f'| {k} | {n} |' for k, n in rows] + ['']
+
+	lines += table('converted, shape', collections.Counter(e.region.shape for e in done))
+	lines += table('converted, transformation', collections.Counter(
+		t for e in done for t in e.region.transformations) + collections.Counter(
+		{'(none)': sum(1 for e in done if not e.region.transformations)}))
+	lines += table('skipped, reason', collections.Counter(e.reason for e in skipped))
+	lines += [f'## Patches ({len(patches)})', '']
+	lines += [f'- `{p}`' for p in patches] or ['none']
 	if skipped:
-		lines += ['', '## Skipped regions', '', '| file:line | function | reason |',
-			  '|---|---|---|']
-		lines += [f'| {e.region.file}:{e.region.line} | {e.region.function}() | {e.reason} |'
-			  for e in skipped]
+		lines += ['', '## Skipped regions', '', '| file:line | function | reason | why |',
+			  '|---|---|---|---|']
+		lines += [f'| {e.region.file}:{e.region.line} | {e.region.function}() | {e.reason} | '
+			  f'{e.region.text.replace("|", "/")} |' for e in skipped]
 	return '\n'.join(lines) + '\n'

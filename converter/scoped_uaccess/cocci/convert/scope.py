@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from scoped_uaccess.cocci import api
-from scoped_uaccess.cocci.convert import analysis, source
-from scoped_uaccess.cocci.convert.analysis import Context, Region
+from scoped_uaccess.cocci.convert import model, source
+from scoped_uaccess.cocci.convert.model import Context, Region
 from scoped_uaccess.cocci.convert.facts import Pos, Span
 from scoped_uaccess.cocci.convert.source import LABEL_LINE, END_STMT, flat, indent
 
@@ -45,7 +45,7 @@ def scope_of(ctx: Context, r: Region, merged: dict[str, str]) -> Optional[Scope]
 	assert r.stmt is not None and r.end is not None
 	lines = ctx.lines
 	iterator = api.SCOPE_FOR_MODE[r.mode]
-	explicit = not analysis.plain_scope_size(r.size, r.pointer)
+	explicit = not model.plain_scope_size(r.size, r.pointer)
 	if explicit:
 		iterator += '_size'
 	ifline = lines[r.stmt[0] - 1]

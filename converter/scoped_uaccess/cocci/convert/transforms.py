@@ -18,8 +18,9 @@ answers for one region, on the file as the pass sees it.  Actions:
 import re
 from typing import Optional, Union
 
-from scoped_uaccess.cocci.convert import analysis, scope, source
-from scoped_uaccess.cocci.convert.analysis import Context, Region, fresh_label
+from scoped_uaccess.cocci.convert import pointers, scope, source
+from scoped_uaccess.cocci.convert.labels import fresh_label
+from scoped_uaccess.cocci.convert.model import Context, Region
 from scoped_uaccess.cocci.convert.facts import Pos
 from scoped_uaccess.cocci.convert.source import flat, strip_comments
 
@@ -30,7 +31,7 @@ Edits = dict[tuple[str, Pos], str]
 
 def plan(ctx: Context, r: Region, at: Edits) -> None:
 	"""The edits of r's first pending transformation (the pass order is
-	analysis.TRANSFORMATIONS; a later pass sees the file again)."""
+	model.TRANSFORMATIONS; a later pass sees the file again)."""
 	if not r.needs:
 		return
 	handler = {
@@ -209,7 +210,7 @@ def cursor(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 	const: a cursor set from the scope's (masked) pointer walks instead."""
 	ptr = r.pointer
 	body = r.body_lines()
-	seed = analysis.reseed_source(ctx, r, ptr)
+	seed = pointers.reseed_source(ctx, r, ptr)
 	if seed:
 		# ptr is a local copy of seed: the scope opens on seed and ptr,
 		# set from it first thing in the scope, stays the cursor.
