@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from scoped_uaccess.cocci import inlines
-from scoped_uaccess.cocci.convert import analysis, calls, facts, scope, transforms
+from scoped_uaccess.cocci.convert import analysis, calls, facts, model, scope, transforms
 from scoped_uaccess.cocci.convert.model import Context, Region
 from scoped_uaccess.cocci.convert.facts import Pos
 
@@ -101,7 +101,7 @@ def analyse(file: str) -> FileEdits:
 		return STATE[file]
 	arches = tuple(os.environ.get('SCOPED_UACCESS_MASKING', 'x86').split(','))
 	ctx = Context(file, _lines(file), facts.of(file), HEADER_INLINES,
-		      analysis.masked_file(file, arches))
+		      model.masked_file(file, arches))
 	regions = analysis.analyse_file(ctx)
 	skip = excluded()
 	for r in regions.values():
