@@ -35,7 +35,9 @@
  * one kernel print identical lines, and a baseline and a converted kernel
  * of the same configuration can be compared line by line.  Paths the
  * kernel or the architecture lacks print `# sweep-skip <path> <arch>
- * reason=...`; the last line is `# sweep-done`.
+ * reason=...`; the others `# sweep-region <path> <arch> <file:function...>`,
+ * the user access regions the walk reaches, before their records; the
+ * last line is `# sweep-done`.
  *
  * Build (static, for the initramfs):
  *   gcc -static -O2 -Wall -Werror -o faultsweep-x86_64 faultsweep.c
@@ -135,10 +137,27 @@ struct run {
 	char state[200];
 };
 
+/* Index of this binary's arch in struct path's regions[]. */
+#if defined(__x86_64__)
+#define ARCH_IDX	0
+#elif defined(__i386__)
+#define ARCH_IDX	1
+#else
+#define ARCH_IDX	2
+#endif
+
 struct path {
 	const char *name;
-	/* the region it reaches, in the 6.12 tree */
+	/* what it reaches, in the 6.12 tree, in words (--list) */
 	const char *region;
+	/*
+	 * The user access regions (open-coded or scoped, as file:function,
+	 * space-separated) whose accessors the walk makes fault, per arch:
+	 * x86_64, i386 (compat syscalls), ppc64le; NULL is "as x86_64", ""
+	 * none (the path reaches copy_{from,to}_user() only).  Printed as
+	 * `# sweep-region`, for the report's coverage of converted regions.
+	 */
+	const char *regions[3];
 	size_t size;		/* the object */
 	size_t step;		/* the boundary moves by this much */
 	size_t chunk;		/* data map granularity (default: step) */
@@ -1471,86 +1490,136 @@ static long call_setcontext(struct run *r)
 }
 
 /* ------------------------------------------------------------------ */
-/* The table.  Each path: name, region, object size, step, map chunk,
- * flags, masks, setup, fill, call. */
+/* The table.  Each path: name, region, regions per arch, object size,
+ * step, map chunk, flags, masks, setup, fill, call. */
+
+#define R(x86_64, i386, ppc64le)	{ x86_64, i386, ppc64le }
 
 static const struct path paths[] = {
-	{ "pselect6.argpack", "fs/select.c get_sigset_argpack() / compat_get_sigset_argpack()",
+	{ "pselect6.argpack", "fs/select.c get_sigset_argpack() / get_compat_sigset_argpack()",
+	  R("fs/select.c:get_sigset_argpack", "fs/select.c:get_compat_sigset_argpack", NULL),
 	  sizeof(struct argpack), sizeof(long), 0, 0, NULL, setup_fds, fill_argpack,
 	  call_pselect_argpack },
 	{ "pselect6.fdset", "fs/select.c core_sys_select(); compat: kernel/compat.c compat_{get,put}_bitmap()",
+	  R("", "kernel/compat.c:compat_get_bitmap kernel/compat.c:compat_put_bitmap", NULL),
 	  FDSET_BYTES, sizeof(long), 0, 0, NULL, setup_fds, fill_bits, call_pselect_fdset },
 	{ "pselect6.sigmask", "kernel/signal.c set_user_sigmask() (copy_from_user)",
+	  R("", NULL, NULL),
 	  KSIGSET, 4, 0, 0, NULL, setup_fds, fill_sigmask, call_pselect_sigmask },
 	{ "ppoll.fds", "fs/select.c do_sys_poll() revents write region",
+	  R("fs/select.c:do_sys_poll", NULL, NULL),
 	  NPOLL * sizeof(struct pollfd), 2, 0, 0, NULL, NULL, fill_pollfds, call_ppoll_fds },
 	{ "ppoll.sigmask", "kernel/signal.c set_user_sigmask() (copy_from_user)",
+	  R("", NULL, NULL),
 	  KSIGSET, 4, 0, 0, NULL, NULL, fill_sigmask, call_ppoll_sigmask },
 	{ "waitid.infop", "kernel/exit.c waitid / compat waitid siginfo write region",
+	  R("kernel/exit.c:waitid", "kernel/exit.c:compat_waitid", NULL),
 	  sizeof(siginfo_t), 4, 0, 0, siginfo_masks, NULL, NULL, call_waitid_infop },
 	{ "waitid.rusage", "kernel/exit.c waitid rusage (copy_to_user / put_compat_rusage)",
+	  R("", NULL, NULL),
 	  sizeof(struct rusage), sizeof(long), 0, 0, all_masked, NULL, NULL, call_waitid_rusage },
 	{ "io_uring.waitid", "io_uring/waitid.c io_waitid_copy_si() / io_waitid_compat_copy_si()",
+	  R("io_uring/waitid.c:io_waitid_copy_si",
+	    "io_uring/waitid.c:io_waitid_compat_copy_si", NULL),
 	  sizeof(siginfo_t), 4, 0, 0, siginfo_masks, setup_io_uring, NULL, call_uring_waitid },
 	{ "io_uring.sendmsg", "io_uring/net.c io_msg_copy_hdr() / io_compat_msg_copy_hdr()",
+	  R("io_uring/net.c:io_msg_copy_hdr", "", NULL),
 	  sizeof(struct msghdr), 4, 0, 0, NULL, setup_io_uring, fill_msghdr, call_uring_sendmsg },
 	{ "getdents", "fs/readdir.c filldir() / compat_filldir()",
+	  R("fs/readdir.c:filldir", "fs/readdir.c:compat_filldir", NULL),
 	  DIRBUF, 1, 8, 0, NULL, NULL, NULL, call_getdents },
 	{ "getdents64", "fs/readdir.c filldir64()",
+	  R("fs/readdir.c:filldir64", NULL, NULL),
 	  DIRBUF, 1, 8, 0, NULL, NULL, NULL, call_getdents64 },
 	{ "readdir", "fs/readdir.c compat_fillonedir() (fillonedir() on 32-bit kernels)",
+	  R("", "fs/readdir.c:compat_fillonedir", NULL),
 	  40, 1, 4, 0, NULL, setup_readdir, NULL, call_readdir },
 	{ "readv.iov", "lib/iov_iter.c copy_iovec_from_user() / copy_compat_iovec_from_user()",
+	  R("lib/iov_iter.c:copy_iovec_from_user",
+	    "lib/iov_iter.c:copy_compat_iovec_from_user", NULL),
 	  NIOV * sizeof(struct iovec), sizeof(long), 0, 0, NULL, NULL, fill_iov, call_readv },
 	{ "writev.iov", "lib/iov_iter.c copy_iovec_from_user() / copy_compat_iovec_from_user()",
+	  R("lib/iov_iter.c:copy_iovec_from_user",
+	    "lib/iov_iter.c:copy_compat_iovec_from_user", NULL),
 	  NIOV * sizeof(struct iovec), sizeof(long), 0, 0, NULL, NULL, fill_iov, call_writev },
 	{ "process_vm_readv.lvec", "lib/iov_iter.c copy_iovec_from_user() via mm/process_vm_access.c",
+	  R("lib/iov_iter.c:copy_iovec_from_user",
+	    "lib/iov_iter.c:copy_compat_iovec_from_user", NULL),
 	  NIOV * sizeof(struct iovec), sizeof(long), 0, 0, NULL, setup_cma, fill_iov, call_cma_lvec },
 	{ "process_vm_readv.rvec", "lib/iov_iter.c copy_iovec_from_user() via mm/process_vm_access.c",
+	  R("lib/iov_iter.c:copy_iovec_from_user",
+	    "lib/iov_iter.c:copy_compat_iovec_from_user", NULL),
 	  NIOV * sizeof(struct iovec), sizeof(long), 0, 0, NULL, setup_cma, fill_remote_iov, call_cma_rvec },
 	{ "recvmsg.rights", "net/core/scm.c scm_detach_fds() / net/compat.c scm_detach_fds_compat()",
+	  R("", NULL, NULL),
 	  RIGHTS_SPACE, 4, 0, 0, NULL, NULL, NULL, call_recv_rights },
 	{ "recvmsg.creds", "net/core/scm.c put_cmsg() write region / net/compat.c put_cmsg_compat()",
+	  R("net/core/scm.c:put_cmsg", "", NULL),
 	  CREDS_SPACE, 4, 0, 0, creds_masks, NULL, NULL, call_recv_creds },
 	{ "rseq.register", "kernel/rseq.c rseq_update_cpu_node_id() write region",
+	  R("kernel/rseq.c:rseq_update_cpu_node_id", NULL, NULL),
 	  RSEQ_LEN, 32, 4, F_CHILD, rseq_masks, setup_rseq, fill_rseq, call_rseq },
 	{ "futex.wake_op", "arch_futex_atomic_op_inuser() (x86: scoped rw; powerpc: asm/futex.h)",
+	  R("arch/x86/include/asm/futex.h:arch_futex_atomic_op_inuser",
+	    NULL, "arch/powerpc/include/asm/futex.h:arch_futex_atomic_op_inuser"),
 	  4, 4, 0, 0, NULL, NULL, fill_41, call_wake_op },
 	{ "futex.lock_pi", "futex_atomic_cmpxchg_inatomic() via futex_lock_pi_atomic()",
+	  R("arch/x86/include/asm/futex.h:futex_atomic_cmpxchg_inatomic",
+	    NULL, "arch/powerpc/include/asm/futex.h:futex_atomic_cmpxchg_inatomic"),
 	  4, 4, 0, 0, tid_masks, NULL, fill_zero, call_lock_pi },
 	{ "futex.unlock_pi", "futex_atomic_cmpxchg_inatomic() via futex_unlock_pi()",
+	  R("arch/x86/include/asm/futex.h:futex_atomic_cmpxchg_inatomic",
+	    NULL, "arch/powerpc/include/asm/futex.h:futex_atomic_cmpxchg_inatomic"),
 	  4, 4, 0, 0, NULL, NULL, fill_tid, call_unlock_pi },
 	{ "sched_setattr.zero_tail", "lib/usercopy.c check_zeroed_user()",
+	  R("lib/usercopy.c:check_zeroed_user", NULL, NULL),
 	  ATTR_SIZE, sizeof(long), 0, 0, NULL, NULL, fill_attr, call_sched_setattr },
 	{ "sched_setattr.nonzero_tail", "lib/usercopy.c check_zeroed_user()",
+	  R("lib/usercopy.c:check_zeroed_user", NULL, NULL),
 	  ATTR_SIZE, sizeof(long), 0, 0, NULL, NULL, fill_attr_nz, call_sched_setattr },
 	{ "openat2.zero_tail", "lib/usercopy.c check_zeroed_user()",
+	  R("lib/usercopy.c:check_zeroed_user", NULL, NULL),
 	  HOW_SIZE, sizeof(long), 0, 0, NULL, NULL, fill_how, call_openat2 },
 	{ "openat2.nonzero_tail", "lib/usercopy.c check_zeroed_user()",
+	  R("lib/usercopy.c:check_zeroed_user", NULL, NULL),
 	  HOW_SIZE, sizeof(long), 0, 0, NULL, NULL, fill_how_nz, call_openat2 },
 	{ "set_mempolicy.nodemask", "mm/mempolicy.c get_nodes(); compat: kernel/compat.c compat_get_bitmap()",
+	  R("", "kernel/compat.c:compat_get_bitmap", NULL),
 	  NODEMASK_BYTES, 4, 0, 0, NULL, setup_mempolicy, fill_node0, call_set_mempolicy },
 	{ "get_mempolicy.nodemask", "mm/mempolicy.c copy_nodes_to_user(); compat: compat_put_bitmap()",
+	  R("", "kernel/compat.c:compat_put_bitmap", NULL),
 	  NODEMASK_BYTES, 4, 0, 0, NULL, setup_mempolicy, NULL, call_get_mempolicy },
 	{ "stat64", "arch/x86/kernel/sys_ia32.c cp_stat64()",
+	  R("", "arch/x86/kernel/sys_ia32.c:cp_stat64", ""),
 	  STAT64_SIZE, 4, 0, 0, stat64_masks, setup_stat64, NULL, call_stat64 },
 	{ "fstat64", "arch/x86/kernel/sys_ia32.c cp_stat64()",
+	  R("", "arch/x86/kernel/sys_ia32.c:cp_stat64", ""),
 	  STAT64_SIZE, 4, 0, 0, stat64_masks, setup_stat64, NULL, call_fstat64 },
 	{ "fstatat64", "arch/x86/kernel/sys_ia32.c cp_stat64()",
+	  R("", "arch/x86/kernel/sys_ia32.c:cp_stat64", ""),
 	  STAT64_SIZE, 4, 0, 0, stat64_masks, setup_stat64, NULL, call_fstatat64 },
 	{ "openat.path", "lib/strncpy_from_user.c strncpy_from_user()",
+	  R("lib/strncpy_from_user.c:strncpy_from_user", NULL, NULL),
 	  0 /* strlen + 1, set in main */, 1, 0, 0, NULL, NULL, fill_path, call_openat_path },
 	{ "write.tmpfs", "mm/gup.c fault_in_readable() via generic_perform_write()",
+	  R("mm/gup.c:fault_in_readable", NULL, NULL),
 	  WRITE_SIZE, 8, 0, 0, NULL, NULL, fill_text, call_write },
 	{ "signal.rt", "x86: signal_64.c x64_setup_rt_frame() / signal_32.c ia32_setup_rt_frame(); powerpc: signal_64.c handle_rt_signal64()",
+	  R("arch/x86/kernel/signal_64.c:x64_setup_rt_frame mm/gup.c:fault_in_writeable",
+	    "arch/x86/kernel/signal_32.c:ia32_setup_rt_frame mm/gup.c:fault_in_writeable",
+	    "arch/powerpc/kernel/signal_64.c:handle_rt_signal64"),
 	  SIGSPAN, FRAME_STEP, sizeof(long), F_CHILD | F_NOREF, NULL, NULL, NULL, call_signal_rt },
 	{ "signal.frame", "arch/x86/kernel/signal_32.c ia32_setup_frame()",
+	  R("", "arch/x86/kernel/signal_32.c:ia32_setup_frame mm/gup.c:fault_in_writeable", ""),
 	  SIGSPAN, FRAME_STEP, 4, F_CHILD | F_NOREF, NULL, setup_nonrt, NULL, call_signal_nonrt },
 	{ "rt_sigreturn", "x86: signal_64.c / signal_32.c rt_sigreturn; powerpc: signal_64.c sys_rt_sigreturn()",
+	  R("", "", "arch/powerpc/kernel/signal_64.c:rt_sigreturn"),
 	  RT_FRAME_SIZE, sizeof(long), 0, F_CHILD, NULL, setup_sigreturn, fill_frame, call_sigreturn },
 	{ "swapcontext.old", "arch/powerpc/kernel/signal_64.c sys_swapcontext() write region",
+	  R("", "", "arch/powerpc/kernel/signal_64.c:swapcontext"),
 	  sizeof(ucontext_t), 8, 0, F_NOREF, NULL, setup_swapcontext, NULL, call_swapcontext },
 	{ "swapcontext.new", "arch/powerpc/kernel/signal_64.c sys_swapcontext() read region, do_setcontext()",
+	  R("", "", "arch/powerpc/kernel/signal_64.c:swapcontext"),
 	  sizeof(ucontext_t), 8, 0, F_CHILD, NULL, setup_setcontext, fill_ctx, call_setcontext },
 };
 
@@ -1739,6 +1808,7 @@ static unsigned long bad_pointer(const struct path *p, const char *name, unsigne
 static void sweep(const struct path *p)
 {
 	const char *skip = p->setup ? p->setup(p) : NULL;
+	const char *regions;
 	unsigned long n = 0, top = 0;
 
 	npaths++;
@@ -1747,6 +1817,8 @@ static void sweep(const struct path *p)
 		nskipped++;
 		return;
 	}
+	regions = p->regions[ARCH_IDX] ? p->regions[ARCH_IDX] : p->regions[0];
+	out("# sweep-region %s %s %s", p->name, ARCH, *regions ? regions : "-");
 	n += walk(p, "hole", hole_end);
 	if (top_end)
 		n += top = walk(p, "top", top_end);
@@ -1902,7 +1974,8 @@ static void write_file(const char *path, const char *text)
 /* As /init: mount what the sweep needs, run it in a child, power off. */
 static void be_init(char **argv)
 {
-	pid_t pid;
+	pid_t pid, done;
+	int status = 0;
 
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
@@ -1917,8 +1990,11 @@ static void be_init(char **argv)
 		execv("/proc/self/exe", argv);
 		_exit(127);
 	}
-	while (wait(NULL) > 0 || errno == EINTR)
-		;
+	/* reap every orphan; the sweep's own status is what /init reports */
+	while ((done = wait(&status)) > 0 || errno == EINTR)
+		if (done == pid)
+			out("# faultsweep-init %s exit %d", ARCH,
+			    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	out("# faultsweep-init end");
 	sync();
 	reboot(RB_POWER_OFF);
