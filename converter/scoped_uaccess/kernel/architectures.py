@@ -61,16 +61,31 @@ _X86_QEMU = Qemu(binary='qemu-system-x86_64', package='qemu-system-x86',
 			       '-serial', 'stdio', '-bios', 'qboot.rom'),
 		 console='console=ttyS0', kernel_image='arch/x86/boot/bzImage')
 
+# The pseries machine with a POWER9, whose Radix MMU has KUAP; hvc0 is the
+# hypervisor console.  TCG lacks the Spectre workarounds pseries asks for
+# by default (QEMU warns and goes on) and transactional memory (cap-htm
+# off, or the machine refuses to start).
+_PPC64_QEMU = Qemu(binary='qemu-system-ppc64', package='qemu-system-ppc',
+		   machine_args=('-M', 'pseries,cap-htm=off', '-m', '1024', '-nodefaults',
+				 '-nographic', '-no-reboot', '-serial', 'stdio'),
+		   console='console=hvc0', kernel_image='vmlinux', cpu='power9')
+
 ARCHES: dict[str, Arch] = {a.name: a for a in (
 	Arch('x86_64', 'x86_64', '', 'gcc', qemu=_X86_QEMU, user_packages=('libc6-dev',)),
 	# 32-bit x86: files only a 32-bit kernel builds, and the ia32 test
-	# programs that run on the x86_64 kernel's IA32 emulation.
+	# programs that run on the x86_64 kernel's IA32 emulation.  Not the
+	# gcc-multilib metapackage: bookworm's conflicts with every cross gcc,
+	# so installing it removes the other architectures' compilers.  Its
+	# multilib has no asm/ headers for -m32: the x86 uapi ones serve both.
 	Arch('i386', 'i386', '', 'gcc', qemu=_X86_QEMU,
-	     user_packages=('gcc-multilib', 'libc6-dev-i386'), user_cflags=('-m32',)),
+	     user_packages=('gcc-12-multilib', 'libc6-dev-i386'),
+	     user_cflags=('-m32', '-idirafter', '/usr/include/x86_64-linux-gnu')),
 	Arch('arm', 'arm', 'arm-linux-gnueabihf-', 'gcc-arm-linux-gnueabihf'),
 	Arch('arm64', 'arm64', 'aarch64-linux-gnu-', 'gcc-aarch64-linux-gnu'),
-	# ppc64le, the powerpc Debian cross-compiles for.
-	Arch('powerpc', 'powerpc', 'powerpc64le-linux-gnu-', 'gcc-powerpc64le-linux-gnu'),
+	# ppc64le, the powerpc Debian cross-compiles for; its static programs
+	# link against Debian's ppc64el cross libc (POWER8 and up).
+	Arch('powerpc', 'powerpc', 'powerpc64le-linux-gnu-', 'gcc-powerpc64le-linux-gnu',
+	     qemu=_PPC64_QEMU, user_packages=('libc6-dev-ppc64el-cross',)),
 	Arch('riscv', 'riscv', 'riscv64-linux-gnu-', 'gcc-riscv64-linux-gnu'),
 )}
 
