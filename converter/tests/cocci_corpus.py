@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""The checker corpus, testcases/cocci: every case through spatch, the CLI
-and `make coccicheck`, compared with its .expected.
+"""The checker corpus, testcases/cocci: every case through the checker
+scripts (cocci/scoped_uaccess_*.cocci) by spatch, the CLI and `make
+coccicheck`, compared with its .expected.
 
 Not named test_*.py: it runs spatch about a hundred times and belongs to
 `make check-cocci`, not to the quick unit tests.  KDIR names the kernel tree
@@ -17,7 +18,8 @@ import unittest
 from pathlib import Path
 
 import support
-from scoped_uaccess.cocci import check
+from scoped_uaccess.cocci import check, spatch
+from scoped_uaccess.cocci.findings import findings_from_json, parse_report
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output
 
@@ -81,7 +83,7 @@ class SpatchCorpusTest(CorpusMixin, unittest.TestCase):
 		self.assertEqual([], self.result.parse_failures)
 
 	def test_every_class_has_three_of_each(self) -> None:
-		for cls in check.CLASSES:
+		for cls in check.classes():
 			with self.subTest(cls=cls):
 				mine = sorted((CORPUS / cls).glob('*.c'))
 				silent = [c for c in mine if not expected(c)]
@@ -99,7 +101,7 @@ class CliCorpusTest(CorpusMixin, unittest.TestCase):
 			Command((sys.executable, str(CLI), 'check', '--format', 'json', str(CORPUS)),
 				cwd=support.REPO, mutates=False), Output.CAPTURE, check=False)
 		cls.command = run
-		cls.got = by_case(check.findings_from_json(run.output))
+		cls.got = by_case(findings_from_json(run.output))
 
 	def test_cases(self) -> None:
 		self.compare()
@@ -125,7 +127,8 @@ class CliCorpusTest(CorpusMixin, unittest.TestCase):
 		     f'no kernel tree in {KDIR} for make coccicheck (run make tree)')
 class CoccicheckCorpusTest(CorpusMixin, unittest.TestCase):
 	"""The corpus through the kernel's own `make coccicheck`, as an external
-	module directory (M=), which writes nothing into the tree."""
+	module directory (M=), which writes nothing into the tree: one run per
+	checker script (COCCI= takes one), the findings merged."""
 
 	@classmethod
 	def setUpClass(cls) -> None:
@@ -133,15 +136,22 @@ class CoccicheckCorpusTest(CorpusMixin, unittest.TestCase):
 		status = Command(('git', '--no-optional-locks', 'status', '--porcelain'), cwd=KDIR,
 				 mutates=False)
 		cls.before = runner.run(status, Output.CAPTURE, check=False).output
-		run = runner.run(Command(('make', '-s', 'coccicheck', 'MODE=report',
-					  f'COCCI={check.COCCI}', f'M={CORPUS}'), cwd=KDIR,
-					 mutates=False), Output.CAPTURE, check=False)
-		cls.command = run
+		cls.commands = []
+		found = []
+		for script in check.CHECKERS:
+			# SPFLAGS: coccicheck's spatch, with the interpreter check uses
+			run = runner.run(Command(('make', '-s', 'coccicheck', 'MODE=report',
+						  f'COCCI={script}', f'M={CORPUS}',
+						  f'SPFLAGS=--python {spatch.PYTHON}'), cwd=KDIR,
+						 mutates=False), Output.CAPTURE, check=False)
+			cls.commands.append(run)
+			found += parse_report(run.output)
 		cls.after = runner.run(status, Output.CAPTURE, check=False).output
-		cls.got = by_case(check.parse_report(run.output))
+		cls.got = by_case(found)
 
 	def test_cases(self) -> None:
-		self.assertEqual(0, self.command.returncode, self.command.stderr)
+		for run in self.commands:
+			self.assertEqual(0, run.returncode, run.command.shell_line() + '\n' + run.stderr)
 		self.compare()
 
 	def test_tree_untouched(self) -> None:
@@ -183,14 +193,16 @@ class SeriesFilesTest(unittest.TestCase):
 
 class ModesTest(unittest.TestCase):
 	"""patch fixes only an unambiguous mismatch; context and org point at
-	the findings."""
+	the findings.  Each case runs the script that owns its class (the
+	case's directory), as `make coccicheck COCCI=` would."""
 
 	def spatch(self, mode: str, case: str) -> str:
 		path = CORPUS / case
+		script = check.owner(path.parent.name)
 		run = support.quiet_runner().run(
-			Command(('spatch', '--very-quiet', '-D', mode, '--sp-file', str(check.COCCI),
-				 *check.spatch_options(check.COCCI), path.name), cwd=path.parent,
-				mutates=False), Output.CAPTURE)
+			Command(('spatch', '--python', spatch.PYTHON, '--very-quiet', '-D', mode,
+				 '--sp-file', str(script), *spatch.options(script), path.name),
+				cwd=path.parent, mutates=False), Output.CAPTURE)
 		return run.output
 
 	def test_patch_fixes_the_end(self) -> None:

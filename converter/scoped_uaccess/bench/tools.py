@@ -11,10 +11,10 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 
 FLOOR_RULE = '''// SPDX-License-Identifier: GPL-2.0
-/// The floor for timing scoped_uaccess.cocci: one trivial rule that
-/// matches a single call, run with the checker's own options.
+/// The floor for timing the checker scripts, scoped_uaccess_*.cocci: one
+/// trivial rule that matches a single call, with the checker's options.
 // Confidence: High
-// Comments: written by converter/scoped_uaccess/bench.py
+// Comments: written by converter/scoped_uaccess/bench/tools.py
 // Options: {options}
 
 virtual report
@@ -75,7 +75,8 @@ def run_tools(runner: Runner, request: BenchRequest, record: dict) -> dict:
 		      floor_command=f'converter/scoped-uaccess check --jobs {request.jobs} '
 				    f'--cocci {_rel(floor_cocci)} {_rel(request.kdir)}',
 		      what='`make report` runs `converter/scoped-uaccess report`, which is '
-			   'check.run_check() over KDIR: one spatch per file that uses the API')
+			   'check.run_check() over KDIR: one spatch per checker script and file that '
+			   f'uses the API ({len(check.CHECKERS)} scripts), the floor one per file')
 	figures = {'checker_seconds': round(times['checker'], 1),
 		   'floor_seconds': round(times['floor'], 1),
 		   'checker_over_floor': round(times['checker'] / times['floor'], 2) if times['floor'] else None}

@@ -14,14 +14,27 @@ from scoped_uaccess.cocci import spatch
 from scoped_uaccess.cocci.findings import CheckClass, Finding, Severity
 from scoped_uaccess.cocci.spatch import ParseFailure
 from scoped_uaccess.core.command import Output, Runner
-from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem
+from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, UsageError
 
-# The checker: every script runs on every file; their classes do not overlap.
-CHECKERS: tuple[Path, ...] = (spatch.COCCI_DIR / 'scoped_uaccess.cocci',)
+# The checker: five standalone scripts, one family of classes each
+# (cocci/README.md).  Every script runs on every file, one spatch run each;
+# their classes do not overlap, and each header lists the classes it owns.
+CHECKERS: tuple[Path, ...] = tuple(
+	spatch.COCCI_DIR / f'scoped_uaccess_{family}.cocci'
+	for family in ('regions', 'outside', 'calls', 'accessors', 'range'))
 
 
 def classes(scripts: Sequence[Path] = CHECKERS) -> dict[str, CheckClass]:
 	return fmt.class_table(scripts)
+
+
+def owner(cls: str, scripts: Sequence[Path] = CHECKERS) -> Path:
+	"""The script whose header lists the class: the one to run for it alone."""
+	table = classes(scripts)
+	if cls not in table:
+		raise UsageError(f'no checker script reports [{cls}]',
+				 'the classes are: ' + ', '.join(table))
+	return next(s for s in scripts if s.name == table[cls].script)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,10 @@ from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 
 SPATCH = 'spatch'
+# The interpreter of the scripts' Python.  spatch asks `python3` on PATH
+# where its library is, at every start; a pyenv shim there costs about two
+# seconds a run.  Debian's, as the CLI's own (#!/usr/bin/python3).
+PYTHON = '/usr/bin/python3'
 COCCI_DIR = paths.REPO / 'cocci'
 # Parsing hints coccicheck does not have: COMPAT_SYSCALL_DEFINEn().
 MACROS = COCCI_DIR / 'kernel-macros.h'
@@ -68,8 +72,9 @@ def command(cocci: Path, mode: str, file: str, cwd: Path, variant: Sequence[str]
 	the file (marked mutating, so --dry-run shows it without the minutes
 	spatch takes); timeout wraps the run in timeout(1)."""
 	hints = ('--macro-file', str(MACROS)) if MACROS.is_file() else ()
-	argv = [SPATCH, '-D', mode, '--no-show-diff', *extra, '--sp-file', str(cocci),
-		*options(cocci), *hints, *variant, *(('--in-place',) if in_place else ()), file]
+	argv = [SPATCH, '--python', PYTHON, '-D', mode, '--no-show-diff', *extra,
+		'--sp-file', str(cocci), *options(cocci), *hints, *variant,
+		*(('--in-place',) if in_place else ()), file]
 	if timeout:
 		argv = ['timeout', str(timeout), *argv]
 	# The conversion rules import their Python from the package.
