@@ -3,7 +3,8 @@
 #
 #   make                  deps, tree, kunit (gcc), report; results in build/results/
 #   make test             every gate, with a summary table
-#   make report           scoped_uaccess.cocci over KDIR, triaged: reports/linux-<version>/
+#   make report           the checker, cocci/scoped_uaccess_*.cocci, over KDIR, triaged:
+#                         reports/linux-<version>/
 #   make check-cocci      the checker corpus testcases/cocci
 #   make convert          the conversion series of KDIR's core series: build/results/convert/
 #   make convert-install  ... and put it into patches/ and reports/linux-<version>/

@@ -133,10 +133,16 @@ def to_text(findings: list[Finding], failures: list[ParseFailure]) -> str:
 	return ''.join(line + '\n' for line in lines)
 
 
+# The tool's name in JSON and SARIF: the single script's, kept when the
+# checker was split into scoped_uaccess_*.cocci, because SARIF consumers
+# (code scanning) match earlier results by tool name and fingerprint.
+TOOL_NAME = 'scoped_uaccess.cocci'
+
+
 def to_json(findings: list[Finding], failures: list[ParseFailure], files: list[str],
 	    spatch_version: str) -> str:
 	return json.dumps({
-		'tool': {'name': 'scoped_uaccess.cocci', 'spatch': spatch_version},
+		'tool': {'name': TOOL_NAME, 'spatch': spatch_version},
 		'files': files,
 		'findings': [f.as_dict() for f in findings],
 		'parse_failures': [p.as_dict() for p in failures],
@@ -176,7 +182,7 @@ def to_sarif(findings: list[Finding], failures: list[ParseFailure], classes: dic
 		'version': '2.1.0',
 		'runs': [{
 			'tool': {'driver': {
-				'name': 'scoped_uaccess.cocci',
+				'name': TOOL_NAME,
 				'informationUri': 'https://coccinelle.gitlabpages.inria.fr/website/',
 				'version': spatch_version or 'unknown',
 				'rules': [{'id': c.name,

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The tree-wide report: scoped_uaccess.cocci on a kernel tree, every finding triaged."""
+"""The tree-wide report: the checker scripts on a kernel tree, every finding triaged."""
 
 import collections
 import enum
@@ -191,7 +191,7 @@ def summary(report: ReportResult, state: str, jobs: int,
 	finding with its triage."""
 	result, triage = report.check, report.triage
 	findings = result.findings
-	lines = [f'# scoped_uaccess.cocci on Linux {report.version}', '',
+	lines = [f'# The scoped_uaccess checker on Linux {report.version}', '',
 		 f'Tree: `{state}` ({describe_tree(state)}).  '
 		 f'spatch {result.spatch_version}, {len(result.files)} files that use the '
 		 f'API, {jobs} jobs, {report.seconds:.0f} s wall time.', '',
