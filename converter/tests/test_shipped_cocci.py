@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The checker the series ships is the one in cocci/."""
+"""The checker the series ships is the one in cocci/: the five scripts."""
 
+import re
 import unittest
 
 import support
+from scoped_uaccess.cocci import check
 
-PATCH_GLOB = '0*-coccinelle-misc-Add-scoped_uaccess.cocci.patch'
-SHIPPED = 'scripts/coccinelle/misc/scoped_uaccess.cocci'
+PATCH_GLOB = '0*-coccinelle-misc-Add-scoped_uaccess*.patch'
+SHIPPED_DIR = 'scripts/coccinelle/misc/'
 
 
 def added_file(patch_text: str, path: str) -> str:
@@ -20,15 +22,30 @@ def added_file(patch_text: str, path: str) -> str:
 	return '\n'.join(lines) + '\n' if lines else ''
 
 
+def touched_files(patch_text: str) -> list[str]:
+	"""The files a patch changes, from its `diff --git` lines."""
+	return re.findall(r'^diff --git a/\S+ b/(\S+)$', patch_text, re.M)
+
+
 class ShippedCocciTest(unittest.TestCase):
-	def test_series_ships_cocci_dir_copy(self) -> None:
+	def patch_text(self) -> str:
 		patches = sorted((support.REPO / 'patches').glob(PATCH_GLOB))
 		self.assertEqual(1, len(patches), 'exactly one patch adds the checker')
-		shipped = added_file(patches[0].read_text(), SHIPPED)
-		ours = (support.REPO / 'cocci' / 'scoped_uaccess.cocci').read_text()
-		self.assertEqual(ours, shipped, 'patches/ ships another version of '
-				 'cocci/scoped_uaccess.cocci: re-export the checker patch '
-				 '(patches/README.md)')
+		return patches[0].read_text()
+
+	def test_series_ships_cocci_dir_copies(self) -> None:
+		text = self.patch_text()
+		for script in check.CHECKERS:
+			with self.subTest(script=script.name):
+				shipped = added_file(text, SHIPPED_DIR + script.name)
+				self.assertEqual(script.read_text(), shipped,
+						 f'patches/ ships another version of cocci/{script.name}: '
+						 're-export the checker patch (patches/README.md)')
+
+	def test_series_ships_the_checker_scripts_only(self) -> None:
+		shipped = sorted(f for f in touched_files(self.patch_text())
+				 if f.startswith(SHIPPED_DIR))
+		self.assertEqual(sorted(SHIPPED_DIR + s.name for s in check.CHECKERS), shipped)
 
 
 if __name__ == '__main__':
