@@ -41,6 +41,24 @@ class ParseTest(unittest.TestCase):
 		self.assertEqual(["include/linux/uaccess.h:660: CHECK:MACRO_ARG_REUSE: Macro argument "
 				  "reuse 'ptr' - possible side-effects?"], result.issues[1:])
 
+	ENOSYS = DIRTY.replace('WARNING:LONG_LINE: line length of 103 exceeds 100 columns',
+			       "WARNING:ENOSYS: ENOSYS means 'invalid syscall nr' and nothing else")
+
+	def test_warning_on_a_reindented_line_is_preexisting(self) -> None:
+		result = checkpatch.parse_output('0001-x.patch', self.ENOSYS, frozenset({'#define x'}))
+		self.assertTrue(result.clean)
+		self.assertEqual(["include/linux/uaccess.h:650: WARNING:ENOSYS: ENOSYS means 'invalid "
+				  "syscall nr' and nothing else"], result.preexisting)
+
+	def test_warning_on_a_changed_line_still_fails(self) -> None:
+		result = checkpatch.parse_output('0001-x.patch', self.ENOSYS, frozenset({'#define y'}))
+		self.assertFalse(result.clean)
+		self.assertEqual([], result.preexisting)
+
+	def test_layout_warning_of_a_reindented_line_fails(self) -> None:
+		result = checkpatch.parse_output('0001-x.patch', DIRTY, frozenset({'#define x'}))
+		self.assertFalse(result.clean)
+
 	def test_no_totals_is_an_error(self) -> None:
 		result = checkpatch.parse_output('0001-x.patch', "Can't open file\n")
 		self.assertFalse(result.clean)

@@ -23,9 +23,11 @@ def run_checkpatch(runner: Runner, kdir: Path, patches: Path) -> list[PatchResul
 		result = check_patch(runner, kdir, patch)
 		counts = f'{result.errors} errors, {result.warnings} warnings, {result.checks} checks'
 		verdict = f'clean ({counts})' if result.clean else counts
+		if result.preexisting:
+			verdict += f'; {len(result.preexisting)} on lines it only re-indents'
 		runner.say(f'checkpatch: {patch.name}: {verdict}')
 		for issue in result.issues:
-			runner.say(f'  {issue}')
+			runner.say(f'  {issue}' + ('  (pre-existing)' if issue in result.preexisting else ''))
 		results.append(result)
 	return results
 

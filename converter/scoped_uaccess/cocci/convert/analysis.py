@@ -134,12 +134,20 @@ def body_and_end(ctx: Context, r: Region, stmts: set[Span]) -> bool:
 		return False
 	# The scope pass moves statements: a line spatch parsed past (a macro
 	# it could not make sense of) would be left behind, twice.
+	# Lines under a preprocessor conditional are not checked: the parse
+	# variant spatch runs with may leave one side out.
 	covered = {i for sp in r.body for i in range(sp[0], sp[2] + 1)}
 	body = r.body_lines()
 	code_lines = source.blank_comments('\n'.join(lines[body.start - 1:body.stop - 1])).split('\n')
+	depth = 0
 	for i, text in zip(body, code_lines):
 		code = ' '.join(text.split())
-		if code and i not in covered and not code.startswith('#') and code not in ('{', '}'):
+		if re.match(r'^#\s*if', code):
+			depth += 1
+		elif re.match(r'^#\s*endif', code):
+			depth -= 1
+		if code and not depth and i not in covered and not code.startswith('#') \
+		   and code not in ('{', '}'):
 			r.skip('unknown-shape', f'spatch does not parse line {i} of the region as '
 			       'part of a statement (a macro it passes over)')
 			return False

@@ -174,3 +174,15 @@ def commit_message(prefix: str, files: list[str], entries: list[Entry],
 			 'scoped_uaccess.cocci.  No functional change intended.'))
 	subject = f'Convert {functions[0]}() to scoped user access' if len(functions) == 1 else SUBJECT
 	return f'{prefix}: {subject}\n\n' + '\n\n'.join(body) + f'\n\nSigned-off-by: {signoff}\n'
+
+
+def with_preexisting(message: str, issues: list[str]) -> str:
+	"""The message with a paragraph on what checkpatch --strict reports on
+	lines the patch only re-indents (before the Signed-off-by)."""
+	if not issues:
+		return message
+	head, _, sign = message.rpartition('\n\nSigned-off-by: ')
+	found = '\n'.join('  ' + re.sub(r'^(\S+?):\d+: ', r'\1: ', i) for i in issues)
+	para = ('checkpatch --strict still reports, on lines this patch only\n'
+		're-indents into the scope, unchanged otherwise:\n\n' + found)
+	return f'{head}\n\n{para}\n\nSigned-off-by: {sign}'

@@ -124,8 +124,10 @@ def analyse(file: str) -> FileEdits:
 			edits.at[('remove', p)] = ''
 		for p in s.ends:
 			edits.at[('end', p)] = ''
-	for label, target in merged.items():
+	for (function, label), target in merged.items():
 		for r in ready:
+			if r.function != function:
+				continue
 			i = _label_line(ctx, r, label)
 			if i is not None:
 				edits.at[('remove', (i, ctx.lines[i - 1].index(label)))] = ''

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
 from scoped_uaccess.cocci import spatch
+from scoped_uaccess.cocci.convert import source
 from scoped_uaccess.cocci.convert.regions import Region, parse_regions
 from scoped_uaccess.core.command import Command, CommandResult, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed
@@ -83,13 +84,19 @@ def _run(runner: Runner, cmd: Command) -> CommandResult:
 	return run
 
 
+# One spatch run per pass and file, no parse variants (the checker's
+# --defined/--undefined runs, spatch.PARSE_VARIANTS): with one side of an
+# #ifdef left out, spatch neither removes nor sees the statements on the
+# other side, which a scope must take along.  The header pair that made
+# the variants necessary is written as one plain header for the passes
+# (plain_headers()).
+NO_VARIANT: tuple[str, ...] = ()
+
+
 def census(runner: Runner, rules: Path, wt: Path, name: str, env: Environment) -> list[Region]:
-	"""Report mode on every parse variant of the file."""
-	found: set[Region] = set()
-	for variant in spatch.parse_variants(name):
-		found.update(parse_regions(_run(runner, command(rules, name, wt, variant, env,
-								report=True)).output))
-	return sorted(found)
+	"""Report mode: one REGION line per begin of the file."""
+	return parse_regions(_run(runner, command(rules, name, wt, NO_VARIANT, env,
+						  report=True)).output)
 
 
 def rewrite(runner: Runner, rules: Path, wt: Path, name: str, regions: list[Region],
@@ -102,17 +109,16 @@ def rewrite(runner: Runner, rules: Path, wt: Path, name: str, regions: list[Regi
 	done = FileRun(name)
 	wanted = {t for r in regions for t in r.transformations}
 	for _ in range(3):
-		for variant in spatch.parse_variants(name):
-			for transformation, virtual in PASSES:
-				if transformation in wanted:
-					before = (wt / name).read_text(errors='replace')
-					_run(runner, command(rules, name, wt, variant, env, virtual=virtual))
-					tidy(wt / name, before)
-					done.passes.append(virtual)
-			before = (wt / name).read_text(errors='replace')
-			_run(runner, command(rules, name, wt, variant, env))
-			tidy(wt / name, before)
-			done.passes.append('scopes')
+		for transformation, virtual in PASSES:
+			if transformation in wanted:
+				before = (wt / name).read_text(errors='replace')
+				_run(runner, command(rules, name, wt, NO_VARIANT, env, virtual=virtual))
+				tidy(wt / name, before)
+				done.passes.append(virtual)
+		before = (wt / name).read_text(errors='replace')
+		_run(runner, command(rules, name, wt, NO_VARIANT, env))
+		tidy(wt / name, before)
+		done.passes.append('scopes')
 		if runner.dry_run:
 			break
 		drop_lone_semicolons(wt / name)
@@ -140,8 +146,9 @@ def tidy(path: Path, before: str) -> None:
 	they were)."""
 	old = before.split('\n')
 	new = path.read_text(errors='replace').split('\n')
+	ops = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
 	out: list[str] = []
-	for op, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+	for op, _, _, j1, j2 in ops:
 		if op == 'equal':
 			out.extend(new[j1:j2])
 			continue
@@ -154,7 +161,11 @@ def tidy(path: Path, before: str) -> None:
 					continue
 				out.append('')
 			else:
-				out.append(line)
+				# spatch indents what it adds like the statement before
+				# it, spaces included: the kernel indents with tabs.
+				m = re.match(r'^(\t*)((?: {8})+)(\S.*)$', line)
+				out.append(m.group(1) + '\t' * (len(m.group(2)) // 8) + m.group(3) if m else line)
+	out = _drop_orphans(out, before)
 	# A conditional block whose statements moved into a scope stays behind
 	# empty (spatch moves statements, not directives).
 	i = 0
@@ -169,6 +180,75 @@ def tidy(path: Path, before: str) -> None:
 		path.write_text('\n'.join(out))
 
 
+SCOPE_HEAD = re.compile(r'^\t*scoped_user_(?:read|write|rw)_access(?:_size)?\(.*\{$')
+
+
+def _drop_orphans(lines: list[str], before: str) -> list[str]:
+	"""Comments and directives of a region that spatch left in front of
+	the scope that now holds them: spatch removes statements, and what
+	lay between them stays.  Above each new scope, the run of comment,
+	directive and blank lines whose text the scope's block repeats goes,
+	if its conditionals balance."""
+	old = set(before.split('\n'))
+	code = source.blank_comments('\n'.join(lines)).split('\n')
+	drop: set[int] = set()
+	for h, line in enumerate(lines):
+		if not SCOPE_HEAD.match(line) or line in old:
+			continue
+		close = _block_end(lines, h)
+		if close is None:
+			continue
+		inside = {x.strip() for x in lines[h + 1:close]}
+		run: list[int] = []
+		i = h - 1
+		while i >= 0:
+			if not lines[i].strip():
+				run.append(i)
+				i -= 1
+				continue
+			if code[i].lstrip().startswith('#') and lines[i].strip() in inside:
+				run.append(i)
+				i -= 1
+				continue
+			# a comment goes whole or not at all
+			start = _comment_start(lines, code, i)
+			if start is None or any(lines[j].strip() not in inside for j in range(start, i + 1)):
+				break
+			run.extend(range(i, start - 1, -1))
+			i = start - 1
+		while run and not lines[run[-1]].strip():
+			run.pop()
+		text = [lines[j] for j in run]
+		opened = sum(bool(re.match(r'^\s*#\s*if', t)) for t in text)
+		closed = sum(bool(re.match(r'^\s*#\s*endif', t)) for t in text)
+		if any(t.strip() for t in text) and opened == closed:
+			drop.update(run)
+	return [line for j, line in enumerate(lines) if j not in drop]
+
+
+def _comment_start(lines: list[str], code: list[str], end: int) -> Optional[int]:
+	"""The first line of the comment that ends on line end and holds
+	nothing but comment from its start; None if line end is not that."""
+	if code[end].strip() or not lines[end].rstrip().endswith('*/'):
+		return None
+	for j in range(end, max(end - 50, -1), -1):
+		if code[j].strip():
+			return None
+		if lines[j].lstrip().startswith('/*'):
+			return j
+	return None
+
+
+def _block_end(lines: list[str], head: int) -> Optional[int]:
+	"""The line of the brace that closes the block opened at the end of
+	lines[head], by indentation."""
+	tabs = len(lines[head]) - len(lines[head].lstrip('\t'))
+	for j in range(head + 1, len(lines)):
+		if lines[j] == '\t' * tabs + '}':
+			return j
+	return None
+
+
 # ---- syscall headers ---------------------------------------------------------
 # spatch parses a function under SYSCALL_DEFINEn() only in its recovery
 # passes, which also expand the file's own statement macros: a region
@@ -181,32 +261,55 @@ SYSCALL_HEADER = re.compile(r'^(COMPAT_)?SYSCALL_DEFINE(\d)\(', re.MULTILINE)
 
 def plain_headers(path: Path) -> list[tuple[str, str]]:
 	"""Rewrites the file's syscall headers; (written, original) pairs for
-	restore_headers()."""
+	restore_headers().  Two headers for one body under #ifdef/#else (the
+	native and the compat system call) become the first one, followed by
+	blank lines: spatch then parses the body once, without choosing a
+	side of the #ifdef."""
 	text = path.read_text(errors='replace')
 	pairs, out, last = [], [], 0
 	for m in SYSCALL_HEADER.finditer(text):
-		close = _closing_paren(text, m.end() - 1)
-		if close is None:
+		if m.start() < last:
 			continue
-		args = spatch_args(text[m.end():close])
-		if len(args) != 1 + 2 * int(m.group(2)):
+		header = _plain_header(text, m)
+		if header is None:
 			continue
-		name = args[0].strip()
-		prefix = 'compat_sys_' if m.group(1) else 'sys_'
-		params = []
-		for i in range(1, len(args), 2):
-			params.append(args[i].rstrip() + ('' if args[i].rstrip().endswith('*') else ' ') +
-				      args[i + 1].lstrip(' '))
-		plain = f'long {prefix}{name}(' + (','.join(params) if params else 'void') + ')'
-		original = text[m.start():close + 1]
+		plain, close = header
+		start, end = m.start(), close + 1
+		# #ifdef X / header / #else / header / #endif: one header
+		before = text.rfind('\n', 0, max(m.start() - 1, 0)) + 1
+		if re.match(r'#\s*if', text[before:m.start()]):
+			other = re.compile(r'\n#\s*else\n').match(text, end)
+			second = other and SYSCALL_HEADER.match(text, other.end())
+			close2 = second and _plain_header(text, second)
+			endif = close2 and re.compile(r'\n#\s*endif[^\n]*').match(text, close2[1] + 1)
+			if endif:
+				start, end = before, endif.end()
+				plain += '\n' * (text[start:end].count('\n') - plain.count('\n'))
+		original = text[start:end]
 		if plain.count('\n') != original.count('\n') or plain in text:
 			continue
-		out.append(text[last:m.start()] + plain)
-		last = close + 1
+		out.append(text[last:start] + plain)
+		last = end
 		pairs.append((plain, original))
 	if pairs:
 		path.write_text(''.join(out) + text[last:])
 	return pairs
+
+
+def _plain_header(text: str, m: re.Match) -> Optional[tuple[str, int]]:
+	"""The plain function header for the SYSCALL_DEFINEn( at m, and where
+	the macro call closes; None when the arguments do not fit n."""
+	close = _closing_paren(text, m.end() - 1)
+	if close is None:
+		return None
+	args = spatch_args(text[m.end():close])
+	if len(args) != 1 + 2 * int(m.group(2)):
+		return None
+	prefix = 'compat_sys_' if m.group(1) else 'sys_'
+	params = [args[i].rstrip() + ('' if args[i].rstrip().endswith('*') else ' ') +
+		  args[i + 1].lstrip(' ') for i in range(1, len(args), 2)]
+	return (f'long {prefix}{args[0].strip()}(' + (','.join(params) if params else 'void') + ')',
+		close)
 
 
 @contextlib.contextmanager

@@ -28,7 +28,7 @@ from scoped_uaccess.kernel import worktree
 from scoped_uaccess.cocci import api, check, inlines, spatch
 from scoped_uaccess.cocci.convert import pipeline
 from scoped_uaccess.cocci.convert.commits import (commit_message, group_files, prefix_from_history,
-						  prefix_from_path)
+						  prefix_from_path, with_preexisting)
 from scoped_uaccess.cocci.convert.regions import (Entry, added_scopes, begin_call,
 						  conversion_json, pair_scopes,
 						  summary_markdown)
@@ -379,6 +379,10 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 				for name in group:
 					_skip(entries[name], CHECKPATCH_DIRTY)
 				continue
+			if checked.preexisting:
+				msg.write_text(with_preexisting(message, checked.preexisting))
+				runner.run(_git(wt, '-c', 'commit.gpgsign=false', 'commit', '-q', '--amend',
+						'--no-verify', '-F', str(msg), mutates=True))
 			say(f'convert: committed {message.splitlines()[0]} ({len(done)} region(s), '
 			    f'{len(group)} file(s))')
 		# Anything not committed (dropped groups) is thrown away.

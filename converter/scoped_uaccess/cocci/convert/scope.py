@@ -38,10 +38,12 @@ class Scope:
 	merged: dict[str, str] = field(default_factory=dict)	# label -> the label it merges into
 
 
-def scope_of(ctx: Context, r: Region, merged: dict[str, str]) -> Optional[Scope]:
+def scope_of(ctx: Context, r: Region, merged_in_file: dict[tuple[str, str], str]) -> Optional[Scope]:
 	"""The edits for a converted region with nothing left to transform."""
 	if not r.converted or r.needs:
 		return None
+	merged = {label: target for (function, label), target in merged_in_file.items()
+		  if function == r.function}
 	assert r.stmt is not None and r.end is not None
 	lines = ctx.lines
 	iterator = api.SCOPE_FOR_MODE[r.mode]
@@ -63,7 +65,7 @@ def scope_of(ctx: Context, r: Region, merged: dict[str, str]) -> Optional[Scope]
 	body = kernel_style(body, ctx.file)
 	base = indent(ifline)
 	inner = '\t' * (base + 1)
-	out = reindent(body, base + 1)
+	out = [piece for line in reindent(body, base + 1) for piece in wrap_long(line)]
 	# The rule writes `block;`: a body that ends in a statement gives its
 	# own `;`; after a comment, #endif or a block the `;` stands on a
 	# line of its own, which the tidy pass removes.
@@ -122,6 +124,41 @@ def reindent(body: list[str], level: int) -> list[str]:
 		w = max(0, width(b) + shift)
 		out.append('\t' * (w // 8) + ' ' * (w % 8) + b.lstrip(' \t').rstrip())
 	return out
+
+
+def visual(line: str) -> int:
+	"""The columns a line takes, tabs to the next eighth."""
+	col = 0
+	for ch in line:
+		col = (col // 8 + 1) * 8 if ch == '\t' else col + 1
+	return col
+
+
+def wrap_long(line: str) -> list[str]:
+	"""A call statement the deeper indentation pushed past MAX_COLUMNS,
+	broken after the last argument that still fits, the rest aligned with
+	the open parenthesis; other lines as they are."""
+	if visual(line) <= MAX_COLUMNS or '"' in line or not line.rstrip().endswith(');'):
+		return [line]
+	lead = line[:len(line) - len(line.lstrip())]
+	text = line.lstrip()
+	open_at = text.find('(')
+	if open_at < 0:
+		return [line]
+	depth, cut = 0, None
+	for i, ch in enumerate(text):
+		depth += ch in '(['
+		depth -= ch in ')]'
+		if ch == ',' and depth == 1 and visual(lead + text[:i + 1]) <= MAX_COLUMNS:
+			cut = i
+	if cut is None:
+		return [line]
+	col = visual(lead) + open_at + 1
+	pad = '\t' * (col // 8) + ' ' * (col % 8)
+	rest = pad + text[cut + 1:].lstrip()
+	if visual(rest) > MAX_COLUMNS:
+		return [line]
+	return [lead + text[:cut + 1], rest]
 
 
 def head_args(ifline: str, iterator: str, args: list[str]) -> str:
@@ -204,8 +241,10 @@ def _block_comment(lead: str, lines: list[str]) -> list[str]:
 	return [f'{lead}/*'] + [f'{lead} * {w}' if w else f'{lead} *' for w in words] + [f'{lead} */']
 
 
-_DECLARATION = re.compile(r'^\s*(?:const\s+|struct\s+|unsigned\s+|signed\s+)*[A-Za-z_]\w*'
-			  r'(?:\s+__user)?[\s\*]+[A-Za-z_]\w*(?:\s*=\s*[^;]+)?;\s*$')
+_DECLARATION = re.compile(r'^\s*(?!(?:return|goto|else|case|do)\b)'
+			  r'(?:const\s+|struct\s+|unsigned\s+|signed\s+)*[A-Za-z_]\w*'
+			  r'(?:\s+__user)?[\s\*]+[A-Za-z_]\w*(?:\s*=\s*[^;,]+)?'
+			  r'(?:\s*,\s*\**\s*[A-Za-z_]\w*(?:\s*=\s*[^;,]+)?)*;\s*$')
 
 
 def blank_after_declarations(body: list[str]) -> list[str]:
@@ -219,12 +258,12 @@ def blank_after_declarations(body: list[str]) -> list[str]:
 	return body
 
 
-def merged_labels(ctx: Context, regions: list[Region]) -> dict[str, str]:
+def merged_labels(ctx: Context, regions: list[Region]) -> dict[tuple[str, str], str]:
 	"""Labels that only held an end the scopes remove and fall into another
 	label: their jumps go to that label and they go (efault_end: into
 	efault:, as mainline's put_cmsg conversion did)."""
 	lines = ctx.lines
-	merged: dict[str, str] = {}
+	merged: dict[tuple[str, str], str] = {}	# (function, label) -> target
 	removed = {line for r in regions for line, _ in r.ends}
 	for r in regions:
 		fnlo, fnhi = r.fn_range
@@ -237,7 +276,7 @@ def merged_labels(ctx: Context, regions: list[Region]) -> dict[str, str]:
 			   and after[1][1].startswith('LABEL '):
 				target = after[1][1].split()[1]
 				if not outside_refs(ctx, regions, label, r.function):
-					merged[label] = target
+					merged[(r.function, label)] = target
 	return merged
 
 
