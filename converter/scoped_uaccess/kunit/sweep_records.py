@@ -1,0 +1,199 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Fault sweep consoles: the `# sweep` records, the console's problems, the comparison.
+
+testcases/faultsweep/faultsweep.c prints one record per position of its
+walks (testcases/faultsweep/README.md):
+
+  # sweep <path> <arch> pos=<walk>:<mapped> ret=<r> errno=<E> data=<map> state=<s>
+
+and around them `# sweep-region`, `# sweep-skip`, `# sweep-count`,
+`# sweep-done`; /init frames the programs with `# faultsweep-init` lines.
+Two kernels of one configuration behave alike when every record is the
+same in both; a difference is reported per field, as
+`path arch, position, field: baseline X, converted Y`.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from scoped_uaccess.kunit import ktap
+
+# The fields of a record a converted kernel must reproduce, in print order.
+FIELDS = ('ret', 'errno', 'data', 'state')
+KUAP_ON = 'Activating Kernel Userspace Access Prevention'
+# A console line with one of these is a kernel problem, whatever the
+# records say: KUAP's "Bug: Read fault blocked by KUAP!" (a user access
+# outside a region or in the wrong mode), a WARN() (KUAP debug checks
+# among them), an oops, a BUG(), a panic.
+PROBLEM_MARKERS = (*ktap.CRASH_MARKERS, 'blocked by KUAP', 'WARNING:', 'kernel BUG at',
+		   'Unable to handle kernel', 'sweep-error')
+
+_RECORD = re.compile(r'^# sweep (?P<path>\S+) (?P<arch>\S+) pos=(?P<pos>\S+) ret=(?P<ret>\S+) '
+		     r'errno=(?P<errno>\S+) data=(?P<data>\S+) state=(?P<state>.*)$')
+_REGION = re.compile(r'^# sweep-region (?P<path>\S+) (?P<arch>\S+) (?P<regions>.+)$')
+_SKIP = re.compile(r'^# sweep-skip (?P<path>\S+) (?P<arch>\S+) reason=(?P<reason>\S+)$')
+_COUNT = re.compile(r'^# sweep-count (?P<path>\S+) (?P<arch>\S+) size=(?P<size>\d+) '
+		    r'step=(?P<step>\d+) positions=(?P<positions>\d+) top=(?P<top>\d+)$')
+_DONE = re.compile(r'^# sweep-done (?P<arch>\S+) paths=(?P<paths>\d+) skipped=(?P<skipped>\d+) '
+		   r'records=(?P<records>\d+)$')
+_EXIT = re.compile(r'^# faultsweep-init (?P<arch>\S+) exit (?P<status>\d+)$')
+_ANSI = re.compile(r'\x1b\[[0-9;?]*[A-Za-z]')
+
+
+@dataclass(frozen=True)
+class Record:
+	"""One position of one path's walk on one arch, and what the call did."""
+	path: str
+	arch: str
+	pos: str		# hole:24, top:8, kernel, noncanon, beyond
+	ret: str
+	errno: str
+	data: str
+	state: str
+
+	@property
+	def key(self) -> tuple[str, str, str]:
+		return (self.path, self.arch, self.pos)
+
+
+@dataclass(frozen=True)
+class PathCount:
+	"""`# sweep-count`: the object and how many positions the walks had."""
+	size: int
+	step: int
+	positions: int
+	top: int
+
+
+@dataclass
+class SweepConsole:
+	"""What one boot printed: the records and everything around them."""
+	records: dict[tuple[str, str, str], Record] = field(default_factory=dict)
+	# (path, arch) in the order the program ran them, skipped ones included
+	order: dict[tuple[str, str], None] = field(default_factory=dict)
+	regions: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+	skips: dict[tuple[str, str], str] = field(default_factory=dict)
+	counts: dict[tuple[str, str], PathCount] = field(default_factory=dict)
+	done: dict[str, int] = field(default_factory=dict)		# arch: records
+	exits: dict[str, int] = field(default_factory=dict)		# arch: exit status
+	kuap_on: bool = False
+	kernel_lines: list[str] = field(default_factory=list)		# PROBLEM_MARKERS
+	malformed: list[str] = field(default_factory=list)
+	duplicates: list[str] = field(default_factory=list)
+
+	def paths(self, arch: Optional[str] = None) -> list[tuple[str, str]]:
+		"""(path, arch) in the order the program ran them, skipped ones included."""
+		return [key for key in self.order if arch is None or key[1] == arch]
+
+	def records_of(self, path: str, arch: str) -> list[Record]:
+		return [r for r in self.records.values() if r.path == path and r.arch == arch]
+
+	def problems(self, archs: Iterable[str], kuap: bool = False) -> list[str]:
+		"""Why this console cannot be trusted on its own; empty when it can."""
+		found = []
+		for arch in archs:
+			if arch not in self.exits:
+				found.append(f'{arch}: the program never finished (no exit status from /init)')
+			elif self.exits[arch] != 0:
+				found.append(f'{arch}: the program exited with status {self.exits[arch]}')
+			if arch not in self.done:
+				found.append(f'{arch}: no `# sweep-done` line')
+			elif self.done[arch] != sum(1 for r in self.records.values() if r.arch == arch):
+				found.append(f'{arch}: `# sweep-done` says {self.done[arch]} records, '
+					     f'the console has '
+					     f'{sum(1 for r in self.records.values() if r.arch == arch)}')
+		if kuap and not self.kuap_on:
+			found.append(f'KUAP is not on: no "{KUAP_ON}" in the boot log')
+		found += [f'console: {line}' for line in self.kernel_lines]
+		found += [f'malformed sweep line: {line}' for line in self.malformed]
+		found += [f'record printed twice: {line}' for line in self.duplicates]
+		return found
+
+
+def clean_lines(lines: Iterable[str]) -> list[str]:
+	"""Console lines without timestamps, carriage returns and terminal escapes
+	(the ppc64 firmware's)."""
+	return [_ANSI.sub('', line) for line in ktap.strip_console(lines)]
+
+
+def parse_console(lines: Iterable[str]) -> SweepConsole:
+	console = SweepConsole()
+	for line in clean_lines(lines):
+		text = line.strip()
+		if KUAP_ON in text:
+			console.kuap_on = True
+		if any(marker in text for marker in PROBLEM_MARKERS):
+			console.kernel_lines.append(text)
+			continue
+		if not text.startswith(('# sweep', '# faultsweep-init')):
+			continue
+		if m := _RECORD.match(text):
+			record = Record(**m.groupdict())
+			if record.key in console.records:
+				console.duplicates.append(text)
+			console.records[record.key] = record
+		elif m := _REGION.match(text):
+			regions = m.group('regions')
+			console.order[(m.group('path'), m.group('arch'))] = None
+			console.regions[(m.group('path'), m.group('arch'))] = (
+				() if regions == '-' else tuple(regions.split()))
+		elif m := _SKIP.match(text):
+			console.order[(m.group('path'), m.group('arch'))] = None
+			console.skips[(m.group('path'), m.group('arch'))] = m.group('reason')
+		elif m := _COUNT.match(text):
+			console.counts[(m.group('path'), m.group('arch'))] = PathCount(
+				int(m.group('size')), int(m.group('step')), int(m.group('positions')),
+				int(m.group('top')))
+		elif m := _DONE.match(text):
+			console.done[m.group('arch')] = int(m.group('records'))
+		elif m := _EXIT.match(text):
+			console.exits[m.group('arch')] = int(m.group('status'))
+		elif not text.startswith(('# sweep-start', '# sweep-note', '# faultsweep-init begin',
+					  '# faultsweep-init end')):
+			console.malformed.append(text)
+	return console
+
+
+@dataclass(frozen=True, order=True)
+class Difference:
+	"""One field of one position that the two kernels gave differently."""
+	path: str
+	arch: str
+	pos: str		# the position: how much of the object was mapped, and where
+	field: str		# ret, errno, data, state; record (absent on one side), skip
+	baseline: str
+	converted: str
+
+	def __str__(self) -> str:
+		return (f'{self.path} {self.arch}, {self.pos}, {self.field}: '
+			f'baseline {self.baseline}, converted {self.converted}')
+
+
+ABSENT = '(absent)'
+
+
+def compare(baseline: SweepConsole, converted: SweepConsole,
+	    archs: Optional[Iterable[str]] = None) -> list[Difference]:
+	"""Every field that differs, record by record, in the baseline's order
+	(then records only the converted kernel printed); a path skipped on one
+	side only is one difference."""
+	wanted = set(archs) if archs is not None else None
+	diffs = []
+	for key in dict.fromkeys((*baseline.skips, *converted.skips)):
+		if wanted is not None and key[1] not in wanted:
+			continue
+		b, c = baseline.skips.get(key), converted.skips.get(key)
+		if b != c:
+			diffs.append(Difference(*key, '-', 'skip', b or 'run', c or 'run'))
+	for key in dict.fromkeys((*baseline.records, *converted.records)):
+		if wanted is not None and key[1] not in wanted:
+			continue
+		b, c = baseline.records.get(key), converted.records.get(key)
+		if b is None or c is None:
+			diffs.append(Difference(*key, 'record', ABSENT if b is None else 'present',
+						ABSENT if c is None else 'present'))
+			continue
+		diffs += [Difference(*key, name, getattr(b, name), getattr(c, name))
+			  for name in FIELDS if getattr(b, name) != getattr(c, name)]
+	return diffs
