@@ -70,8 +70,11 @@ def derived_pointer(ctx: Context, r: Region, addr: str) -> bool:
 			continue
 		# `name = ...;`, or a declaration `T *name = ...;`
 		assign = re.compile(r'^\s*(?:[\w\s]*[\s\*])?%s\s*=\s*(?P<rhs>[^;]*);' % re.escape(name))
-		for i in r.body_lines():
-			m = assign.match(lines[i - 1])
+		# one line, or a statement of the region over several lines
+		texts = [lines[i - 1] for i in r.body_lines()] + \
+			[flat(text_of(lines, sp)) for sp in r.body]
+		for text in texts:
+			m = assign.match(text)
 			if m and source.uses(m.group('rhs'), r.pointer):
 				return True
 		# before the begin: the last assignment, within the same block

@@ -270,6 +270,10 @@ def rederive(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 			text = f'{name} = (void __user *){r.pointer} + {m.group(2)}'
 		elif not text.startswith(name):
 			return False
+		else:
+			# the statement again as it is written, its line breaks kept
+			text = strip_comments(source.text_of(ctx.lines, span)).rstrip().rstrip(';')
+			text = '\n'.join(line.rstrip() for line in text.split('\n'))
 		if text.count('(') != text.count(')'):
 			return False
 		texts.append(text)
