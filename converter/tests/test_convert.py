@@ -235,5 +235,29 @@ class InstallTest(unittest.TestCase):
 					 (parts.core, parts.conversions))
 
 
+class KeptCallsTest(unittest.TestCase):
+	def test_census_text_parses_back(self) -> None:
+		from scoped_uaccess.cocci.convert import calls
+		text = ('user_read_access_begin() region becomes scoped_user_read_access(); keeps ' +
+			', '.join(f'f{i}() ({t})' for i, t in enumerate(calls.KEPT_TEXT.values())))
+		entry = rg.Entry(rg.Region('a.c', 1, 1, 'f', 'converted-fault-label', text))
+		self.assertEqual({f'f{i}': t for i, t in enumerate(calls.KEPT_TEXT.values())},
+				 entry.kept_calls)
+
+
+class PreexistingTest(unittest.TestCase):
+	def test_paragraph_before_the_signoff(self) -> None:
+		msg = commits.with_preexisting('a: b\n\nbody\n\nSigned-off-by: X <x@y>\n', [
+			'arch/powerpc/include/asm/futex.h:54: WARNING:ENOSYS: ENOSYS means x',
+			'arch/powerpc/include/asm/futex.h:74: WARNING:LINE_CONTINUATIONS: Avoid',
+			'arch/powerpc/include/asm/futex.h:76: WARNING:LINE_CONTINUATIONS: Avoid'])
+		self.assertIn('\n  arch/powerpc/include/asm/futex.h: ENOSYS, LINE_CONTINUATIONS (2)\n\n'
+			      'Signed-off-by: X <x@y>\n', msg)
+		self.assertTrue(all(len(line) <= 75 for line in msg.splitlines()))
+
+	def test_nothing_to_add(self) -> None:
+		self.assertEqual('m\n', commits.with_preexisting('m\n', []))
+
+
 if __name__ == '__main__':
 	unittest.main()

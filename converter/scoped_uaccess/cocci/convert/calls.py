@@ -17,14 +17,16 @@ from typing import Optional
 from scoped_uaccess.cocci import api
 
 # How each kind is named in the commit message.
+# No parentheses in the texts: the report line `keeps f() (text), ...`
+# is parsed back by regions.Entry.kept_calls.
 KEPT_TEXT = {
 	'header-inline': 'a static inline function of a header',
 	'file-inline': 'an inline function of the file',
-	'memset': 'memset() of kernel memory',
+	'memset': 'a memset of kernel memory',
 	'objtool': 'an assembly routine objtool allows in a region',
-	'usercopy': 'an x86-32 __copy_user*() routine, written to run in a region',
+	'usercopy': 'an x86-32 __copy_user routine, written to run in a region',
 	'asm': 'an asm macro with its own exception table',
-	'unsafe-helper': 'a file-local __unsafe_*() helper that runs in its caller\'s region',
+	'unsafe-helper': 'a file-local __unsafe_ helper that runs in its caller\'s region',
 }
 
 

@@ -170,8 +170,8 @@ def commit_message(prefix: str, files: list[str], entries: list[Entry],
 	if skipped:
 		left = ', '.join(sorted({f'{e.region.function}() ({e.reason})' for e in skipped}))
 		body.append(para(f'Left open-coded, as not proven safe to convert: {left}.'))
-	body.append(para(f'Generated with {rules} (spatch) and checked with '
-			 'scoped_uaccess.cocci.  No functional change intended.'))
+	body.append(para(f'Generated with {rules} (spatch) and checked with the '
+			 'scoped_uaccess_*.cocci checker scripts.  No functional change intended.'))
 	subject = f'Convert {functions[0]}() to scoped user access' if len(functions) == 1 else SUBJECT
 	return f'{prefix}: {subject}\n\n' + '\n\n'.join(body) + f'\n\nSigned-off-by: {signoff}\n'
 
@@ -182,7 +182,14 @@ def with_preexisting(message: str, issues: list[str]) -> str:
 	if not issues:
 		return message
 	head, _, sign = message.rpartition('\n\nSigned-off-by: ')
-	found = '\n'.join('  ' + re.sub(r'^(\S+?):\d+: ', r'\1: ', i) for i in issues)
+	kinds: dict[str, list[str]] = {}
+	for issue in issues:
+		m = re.match(r'^(\S+?):\d+: (?:ERROR|WARNING):(\w+):', issue)
+		if m:
+			kinds.setdefault(m.group(1), []).append(m.group(2))
+	found = '\n'.join(f'  {file}: ' + ', '.join(
+		f'{k} ({n.count(k)})' if n.count(k) > 1 else k for k in dict.fromkeys(n))
+		for file, n in kinds.items())
 	para = ('checkpatch --strict still reports, on lines this patch only\n'
 		're-indents into the scope, unchanged otherwise:\n\n' + found)
 	return f'{head}\n\n{para}\n\nSigned-off-by: {sign}'
