@@ -160,6 +160,10 @@ def tidy(path: Path, before: str) -> None:
 				if out and not out[-1].strip():
 					continue
 				out.append('')
+			elif line.strip() == '{}' and _after_statement(out):
+				# spatch leaves an empty block where it removed the
+				# statements in front of a do-while that a scope took.
+				continue
 			else:
 				# spatch indents what it adds like the statement before
 				# it, spaces included: the kernel indents with tabs.
@@ -178,6 +182,14 @@ def tidy(path: Path, before: str) -> None:
 			i += 1
 	if out != new:
 		path.write_text('\n'.join(out))
+
+
+def _after_statement(out: list[str]) -> bool:
+	"""Whether the last non-blank line of out ends a statement or opens or
+	closes a block (so a `{}` after it is a statement of its own, not the
+	body of an if or a loop)."""
+	last = next((line for line in reversed(out) if line.strip()), '')
+	return bool(re.search(r"[;{}]\s*$", source.strip_comments(last)))
 
 
 SCOPE_HEAD = re.compile(r'^\t*scoped_user_(?:read|write|rw)_access(?:_size)?\(.*\{$')
