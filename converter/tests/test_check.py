@@ -2,6 +2,7 @@
 """The checker's wrapper: spatch output, parse failures, ids and formats."""
 
 import json
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -128,8 +129,38 @@ class FormatTest(unittest.TestCase):
 			self.assertEqual(r['ruleId'], rules[r['ruleIndex']]['id'])
 		first = run['results'][0]['locations'][0]['physicalLocation']
 		self.assertEqual({'startLine': 157, 'startColumn': 2, 'endColumn': 17}, first['region'])
-		self.assertEqual('file:///k/linux/', run['originalUriBaseIds']['SRCROOT']['uri'])
+		# no path of this machine unless asked for
+		self.assertNotIn('uri', run['originalUriBaseIds']['SRCROOT'])
+		self.assertNotIn('versionControlProvenance', run)
+		local = json.loads(self.result().to_sarif(Path('/k/linux'), findings.SarifTree(
+			'6.1.192', 'the pristine `baseline`', 'file:///k/linux/', 'abc123')))['runs'][0]
+		self.assertEqual('file:///k/linux/', local['originalUriBaseIds']['SRCROOT']['uri'])
+		self.assertEqual({'repositoryUri': findings.KERNEL_REPOSITORY, 'revisionTag': 'v6.1.192',
+				  'mappedTo': {'uriBaseId': 'SRCROOT'}, 'revisionId': 'abc123',
+				  'properties': {'tree': 'the pristine `baseline`'}},
+				 local['versionControlProvenance'][0])
 		self.assertFalse(run['invocations'][0]['executionSuccessful'])
+
+	def test_snippets_and_context(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			Path(d, 'a.c').write_text('int f(void)\n{\n\tuser_access_end();\n}\n')
+			result = check.CheckResult(files=['a.c'], findings=[findings.Finding(
+				'a.c', 3, 1, 16, findings.Severity.ERROR, 'mode-mismatch', 'm', 'id')])
+			loc = json.loads(result.to_sarif(Path(d)))['runs'][0]['results'][0]['locations'][0]
+		region = loc['physicalLocation']['region']
+		self.assertEqual({'startLine': 3, 'startColumn': 2, 'endColumn': 17,
+				  'snippet': {'text': 'user_access_end'}}, region)
+		context = loc['physicalLocation']['contextRegion']
+		self.assertEqual((2, 4), (context['startLine'], context['endLine']))
+		self.assertEqual('{\n\tuser_access_end();\n}\n', context['snippet']['text'])
+
+	def test_rules_have_names_and_help(self) -> None:
+		rules = json.loads(self.result().to_sarif(Path('/k')))['runs'][0]['tool']['driver']['rules']
+		by = {r['id']: r for r in rules}
+		self.assertEqual('ModeMismatch', by['mode-mismatch']['name'])
+		self.assertIn('scoped_uaccess_regions.cocci', by['mode-mismatch']['help']['text'])
+		self.assertIn('Known false positives', by['call-in-region']['help']['text'])
+		self.assertEqual('ParseError', by['parse-error']['name'])
 
 	def test_committed_report_sarif_validates(self) -> None:
 		import jsonschema

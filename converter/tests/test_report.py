@@ -6,6 +6,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
+import support
 from scoped_uaccess.cocci import check, report
 from scoped_uaccess.cocci import findings as fmt
 from scoped_uaccess.cocci.findings import Finding, Severity
@@ -86,7 +87,7 @@ class SummaryTest(unittest.TestCase):
 		r = result()
 		rep = report.ReportResult('6.12.118', Path('out'), r, triage)
 		rep.untriaged, rep.stale, rep.error_false_positives = report.judge(r, triage)
-		return report.summary(rep, 'v6.12.118-11-gabc', 2)
+		return report.summary(rep, report.describe_tree('baseline-11-gabc1234'))
 
 	def test_every_finding_with_its_verdict(self) -> None:
 		text = self.summary(full_triage())
@@ -99,6 +100,14 @@ class SummaryTest(unittest.TestCase):
 		self.assertIn('| x86 | 1 | 1 |', text)
 		self.assertIn('`arch/powerpc/kernel/signal_32.c:988-1089`', text)
 		self.assertNotIn('NOT TRIAGED', text)
+
+	def test_reproduces(self) -> None:
+		"""No commit id, no wall time, no path of this machine."""
+		text = self.summary(full_triage())
+		self.assertNotIn('abc1234', text)
+		self.assertNotIn(' s wall time', text)
+		self.assertNotIn(str(paths.REPO), text)
+		self.assertIn('plus 11 patches of the series', text)
 
 	def test_untriaged_is_visible(self) -> None:
 		triage = full_triage()
@@ -134,10 +143,27 @@ class ProvenanceTest(unittest.TestCase):
 				 report.describe_tree('baseline-18-gdf5de7e0c'))
 		self.assertEqual('not a tree made by `make tree`',
 				 report.describe_tree('baseline-18-gdf5de7e0c-dirty'))
+		self.assertEqual('the pristine `baseline` (Linux 6.1.192 (Debian linux-source-6.1))',
+				 report.describe_tree('baseline', 'Linux 6.1.192 (Debian linux-source-6.1)'))
+		self.assertEqual('a directory that is not a git tree',
+				 report.describe_tree('not a git tree'))
+
+	def test_results_dir(self) -> None:
+		self.assertEqual(paths.RESULTS / 'report' / 'linux-6.12.118-pristine',
+				 report.results_dir(report.REPORTS / 'linux-6.12.118' / 'pristine'))
+		self.assertEqual(paths.RESULTS / 'report' / 'x', report.results_dir(Path('/tmp/x')))
+
+	def test_plain_directory_is_not_described_by_the_repository_around_it(self) -> None:
+		with tempfile.TemporaryDirectory(dir=paths.BUILD if paths.BUILD.is_dir() else None) as d:
+			runner = support.quiet_runner()
+			self.assertEqual('not a git tree', report.tree_state(runner, Path(d)))
+			self.assertIsNone(report.head_commit(runner, Path(d)))
 
 	def test_regenerate_command(self) -> None:
 		self.assertEqual('make report', report.regenerate_command(
 			report.ReportRequest(kdir=paths.DEFAULT_KDIR)))
+		self.assertEqual('make report KDIR=build/linux-6.1', report.regenerate_command(
+			report.ReportRequest(kdir=paths.BUILD / 'linux-6.1')))
 		self.assertEqual('converter/scoped-uaccess report --kdir build/wt-baseline '
 				 '--out o --triage t.json',
 				 report.regenerate_command(report.ReportRequest(

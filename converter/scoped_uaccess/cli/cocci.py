@@ -9,11 +9,13 @@ from typing import Callable
 from scoped_uaccess.cli.kernel import add_jobs
 from scoped_uaccess.cocci import api, check, report, spatch
 from scoped_uaccess.cocci.convert import steps as convert_steps
+from scoped_uaccess.cocci.findings import SarifTree
 from scoped_uaccess.cocci.convert.run import RULES, WORKTREE, ConvertRequest
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.outcome import EXIT_USAGE, Outcome, relative
 from scoped_uaccess.gates import make_test
+from scoped_uaccess.kernel.tree import makefile_version
 
 FORMATS = ('text', 'json', 'sarif')
 
@@ -27,7 +29,8 @@ def cmd_check(args: argparse.Namespace, runner: Runner) -> Outcome:
 							    root=root, jobs=args.jobs),
 				 runner.say if args.progress else None)
 	render = {'text': result.to_text, 'json': result.to_json,
-		  'sarif': lambda: result.to_sarif(root)}[args.format]
+		  'sarif': lambda: result.to_sarif(root, SarifTree(
+			  makefile_version(root), root_uri=root.resolve().as_uri() + '/'))}[args.format]
 	sys.stdout.write(render())
 	sys.stdout.flush()
 	summary = (f'{len(result.files)} file(s), {len(result.findings)} finding(s), '

@@ -55,6 +55,7 @@ class CheckResult:
 	seconds: float = 0.0
 	spatch_version: str = ''
 	classes: dict[str, CheckClass] = field(default_factory=lambda: classes())
+	scripts: tuple[Path, ...] = CHECKERS
 
 	def counts(self) -> dict[str, int]:
 		return {cls: sum(1 for f in self.findings if f.cls == cls) for cls in self.classes}
@@ -68,9 +69,14 @@ class CheckResult:
 	def to_json(self) -> str:
 		return fmt.to_json(self.findings, self.parse_failures, self.files, self.spatch_version)
 
-	def to_sarif(self, root: Path) -> str:
+	def to_sarif(self, root: Path, tree: fmt.SarifTree = fmt.SarifTree()) -> str:
+		"""SARIF of the findings, paths relative to root, whose source gives
+		the region snippets; tree says what the log may tell of it."""
+		scripts = {c.script for c in self.classes.values()}
+		comments = {s.name: fmt.script_comments(s) for s in self.scripts
+			    if s.name in scripts and s.is_file()}
 		return fmt.to_sarif(self.findings, self.parse_failures, self.classes,
-				    self.spatch_version, root)
+				    self.spatch_version, tree, source_lines(root), comments)
 
 
 def _size(path: Path) -> int:
@@ -90,7 +96,7 @@ def run_check(runner: Runner, request: CheckRequest,
 	root = (request.root or Path.cwd()).resolve()
 	files = spatch.find_files(runner, request.paths)
 	result = CheckResult(spatch_version=spatch.version(runner),
-			     classes=classes(request.scripts))
+			     classes=classes(request.scripts), scripts=tuple(request.scripts))
 	names = [_relative(f, root) for f in files]
 	result.files = names
 	done = 0
@@ -146,6 +152,16 @@ def run_check(runner: Runner, request: CheckRequest,
 					 + (', timed out' if name in result.timed_out else ''))
 			result.findings += found[name]
 			result.parse_failures += unparsed[name]
+	result.findings = fmt.assign_ids(sorted(set(result.findings)), source_lines(root))
+	result.parse_failures.sort()
+	result.timed_out.sort()
+	result.seconds = time.monotonic() - start
+	return result
+
+
+def source_lines(root: Path) -> Callable[[str, int], str]:
+	"""file, line -> the text of that line under root ('' past the end),
+	each file read once."""
 	lines: dict[str, list[str]] = {}
 
 	def source_line(file: str, line: int) -> str:
@@ -153,12 +169,7 @@ def run_check(runner: Runner, request: CheckRequest,
 			lines[file] = _read_lines(root / file)
 		text = lines[file]
 		return text[line - 1] if 0 < line <= len(text) else ''
-
-	result.findings = fmt.assign_ids(sorted(set(result.findings)), source_line)
-	result.parse_failures.sort()
-	result.timed_out.sort()
-	result.seconds = time.monotonic() - start
-	return result
+	return source_line
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -4,6 +4,7 @@
 import enum
 import json
 import re
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional
@@ -151,11 +152,79 @@ def to_json(findings: list[Finding], failures: list[ParseFailure], files: list[s
 
 SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json'
 SARIF_LEVEL = {Severity.ERROR: 'error', Severity.WARNING: 'warning'}
+# Where a kernel version names its source: the stable tree tags every release.
+KERNEL_REPOSITORY = 'https://git.kernel.org/pub/scm/linux/kernel/git/stable/linux.git'
+# The base id of every artifact location: the top of the kernel tree.
+SRCROOT = 'SRCROOT'
+
+
+@dataclass(frozen=True)
+class SarifTree:
+	"""What a SARIF log says of the tree it checked.  A committed log has
+	only the version and the description: root_uri and revision name this
+	machine's checkout and go into logs that stay under build/."""
+	version: Optional[str] = None		# the version the tree's Makefile declares
+	description: str = ''			# how the tree was made, with no commit id
+	root_uri: Optional[str] = None		# file:///.../ of the tree's top
+	revision: Optional[str] = None		# the tree's commit, when it is a git tree
+
+
+def rule_name(cls: str) -> str:
+	"""SARIF's friendly name of a class: mode-mismatch -> ModeMismatch."""
+	return ''.join(part.capitalize() for part in cls.split('-'))
+
+
+def _rule(c: CheckClass, comments: dict[str, str]) -> dict:
+	text = c.text[:1].upper() + c.text[1:]
+	if c.script:
+		help_text = (f'{text}.  Reported by {c.script} (cocci/{c.script} in the scoped-uaccess '
+			     'repository, scripts/coccinelle/misc/ in a tree with the series); '
+			     'its header explains the class.')
+	else:
+		help_text = (f'{text}.  spatch gave up on these lines: the API calls in them are '
+			     'not checked; read them by hand.')
+	if comments.get(c.script):
+		help_text += '\n\n' + comments[c.script]
+	rule: dict = {'id': c.name}
+	# SARIF1001: a name equal to the id, case aside, must be left out.
+	if rule_name(c.name).lower() != c.name.lower():
+		rule['name'] = rule_name(c.name)
+	return {**rule,
+		'shortDescription': {'text': text},
+		'fullDescription': {'text': text + '.'},
+		'help': {'text': help_text},
+		'defaultConfiguration': {'level': SARIF_LEVEL[c.severity]}}
+
+
+def _snippets(file: str, line: int, col: int, col_end: Optional[int],
+	      source_line: Optional[Callable[[str, int], str]]) -> tuple[dict, Optional[dict]]:
+	"""The region (1-based columns, end exclusive) with the text it covers,
+	and a context region of the line before and after it."""
+	region: dict = {'startLine': line, 'startColumn': col}
+	if col_end is not None and col_end > col:
+		region['endColumn'] = col_end
+	if source_line is None:
+		return region, None
+	text = source_line(file, line)
+	if not text:
+		return region, None
+	region['snippet'] = {'text': text[col - 1:col_end - 1] if 'endColumn' in region
+			     else text[col - 1:]}
+	lines = [(n, source_line(file, n)) for n in range(max(1, line - 1), line + 2)]
+	while lines and lines[-1][0] > line and not lines[-1][1]:
+		lines.pop()	# past the end of the file
+	context = {'startLine': lines[0][0], 'endLine': lines[-1][0],
+		   'snippet': {'text': ''.join(t + '\n' for _, t in lines)}}
+	return region, context
 
 
 def to_sarif(findings: list[Finding], failures: list[ParseFailure], classes: dict[str, CheckClass],
-	     spatch_version: str, root: Path) -> str:
-	"""SARIF 2.1.0: one run, one rule per class, columns made 1-based."""
+	     spatch_version: str, tree: SarifTree = SarifTree(),
+	     source_line: Optional[Callable[[str, int], str]] = None,
+	     comments: Optional[dict[str, str]] = None) -> str:
+	"""SARIF 2.1.0: one run, one rule per class, columns made 1-based;
+	source_line gives the region snippets, comments each script's
+	deliberate limits and known false positives for the rules' help."""
 	rules = [*classes.values(), PARSE_ERROR]
 	index = {c.name: i for i, c in enumerate(rules)}
 	results = []
@@ -165,7 +234,8 @@ def to_sarif(findings: list[Finding], failures: list[ParseFailure], classes: dic
 			'ruleIndex': index[f.cls],
 			'level': SARIF_LEVEL[f.severity],
 			'message': {'text': f.message},
-			'locations': [_sarif_location(f.file, f.line, f.col + 1, f.col_end + 1)],
+			'locations': [_sarif_location(f.file, f.line, f.col + 1, f.col_end + 1,
+						      source_line)],
 			'partialFingerprints': {'scopedUaccessId/v1': f.id},
 		})
 	for p in failures:
@@ -174,38 +244,63 @@ def to_sarif(findings: list[Finding], failures: list[ParseFailure], classes: dic
 			'ruleIndex': index[PARSE_ERROR.name],
 			'level': 'error',
 			'message': {'text': p.text().split('[parse-error] ', 1)[1]},
-			'locations': [_sarif_location(p.file, p.line, 1, None)],
+			'locations': [_sarif_location(p.file, p.line, 1, None, source_line)],
 			'partialFingerprints': {'scopedUaccessId/v1': p.id},
 		})
-	log = {
-		'$schema': SARIF_SCHEMA_URI,
-		'version': '2.1.0',
-		'runs': [{
-			'tool': {'driver': {
-				'name': TOOL_NAME,
-				'informationUri': 'https://coccinelle.gitlabpages.inria.fr/website/',
-				'version': spatch_version or 'unknown',
-				'rules': [{'id': c.name,
-					   'shortDescription': {'text': c.text[:1].upper() + c.text[1:]},
-					   'defaultConfiguration': {'level': SARIF_LEVEL[c.severity]}}
-					  for c in rules],
-			}},
-			'originalUriBaseIds': {'SRCROOT': {'uri': root.resolve().as_uri() + '/'}},
-			# Coccinelle counts characters: a tab is one column
-			'columnKind': 'unicodeCodePoints',
-			'invocations': [{'executionSuccessful': not failures}],
-			'results': results,
-		}],
+	root: dict = {'description': {'text': 'the top of the kernel tree'
+				       + (f' (Linux {tree.version})' if tree.version else '')}}
+	if tree.root_uri:
+		root['uri'] = tree.root_uri
+	run: dict = {
+		'tool': {'driver': {
+			'name': TOOL_NAME,
+			'informationUri': 'https://coccinelle.gitlabpages.inria.fr/website/',
+			'version': spatch_version or 'unknown',
+			'rules': [_rule(c, comments or {}) for c in rules],
+		}},
+		'originalUriBaseIds': {SRCROOT: root},
 	}
+	if tree.version:
+		provenance: dict = {'repositoryUri': KERNEL_REPOSITORY,
+				    'revisionTag': f'v{tree.version}',
+				    'mappedTo': {'uriBaseId': SRCROOT}}
+		if tree.revision:
+			provenance['revisionId'] = tree.revision
+		if tree.description:
+			provenance['properties'] = {'tree': tree.description}
+		run['versionControlProvenance'] = [provenance]
+	# Coccinelle counts characters: a tab is one column
+	run['columnKind'] = 'unicodeCodePoints'
+	run['invocations'] = [{'executionSuccessful': not failures}]
+	run['results'] = results
+	log = {'$schema': SARIF_SCHEMA_URI, 'version': '2.1.0', 'runs': [run]}
 	return json.dumps(log, indent=1) + '\n'
 
 
-def _sarif_location(file: str, line: int, col: int, col_end: Optional[int]) -> dict:
-	region: dict = {'startLine': line, 'startColumn': col}
-	if col_end is not None and col_end > col:
-		region['endColumn'] = col_end
+def _sarif_location(file: str, line: int, col: int, col_end: Optional[int],
+		    source_line: Optional[Callable[[str, int], str]] = None) -> dict:
+	region, context = _snippets(file, line, col, col_end, source_line)
 	if Path(file).is_absolute():
 		artifact = {'uri': Path(file).as_uri()}
 	else:
-		artifact = {'uri': file, 'uriBaseId': 'SRCROOT'}
-	return {'physicalLocation': {'artifactLocation': artifact, 'region': region}}
+		artifact = {'uri': file, 'uriBaseId': SRCROOT}
+	location: dict = {'artifactLocation': artifact, 'region': region}
+	if context:
+		location['contextRegion'] = context
+	return {'physicalLocation': location}
+
+
+def script_comments(script: Path) -> str:
+	"""The `// Comments:` block of a script's header, up to the next
+	`// Field:` line, as plain text: its deliberate limits and known false
+	positives."""
+	out, inside = [], False
+	for line in script.read_text().splitlines():
+		if line.startswith('// Comments:'):
+			inside = True
+			continue
+		if inside:
+			if not line.startswith('//') or re.match(r'^// [A-Z][a-z]+:', line):
+				break
+			out.append(line[2:].rstrip())
+	return textwrap.dedent('\n'.join(out)).strip('\n')

@@ -12,11 +12,12 @@ from typing import Callable, Optional
 
 from scoped_uaccess.cocci import check
 from scoped_uaccess.cocci.check import CheckRequest, CheckResult
-from scoped_uaccess.cocci.findings import Finding, Severity, findings_from_json
+from scoped_uaccess.cocci.findings import Finding, SarifTree, Severity, findings_from_json
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import UsageError
-from scoped_uaccess.core.outcome import Outcome
+from scoped_uaccess.core.outcome import Outcome, relative
+from scoped_uaccess.kernel import multitool
 from scoped_uaccess.kernel.tree import kernel_version
 
 REPORTS = paths.REPO / 'reports'
@@ -66,6 +67,7 @@ class ReportResult:
 	error_false_positives: list[Finding] = field(default_factory=list)
 	new_since_baseline: Optional[list[Finding]] = None
 	seconds: float = 0.0
+	validation: Optional[multitool.Validation] = None
 
 	@property
 	def complete(self) -> bool:
@@ -140,20 +142,67 @@ def run_report(runner: Runner, request: ReportRequest,
 	report.seconds = time.monotonic() - start
 	if runner.dry_run:
 		return report
+	# The committed report reproduces: no path of this machine, no time,
+	# no commit id.  Those go to build/results/, with a SARIF log whose
+	# paths resolve on this machine.
+	state = tree_state(runner, request.kdir)
+	description = describe_tree(state, baseline_subject(runner, request.kdir))
 	out.mkdir(parents=True, exist_ok=True)
 	(out / 'report.txt').write_text(result.to_text())
 	(out / 'findings.json').write_text(result.to_json())
-	(out / 'findings.sarif').write_text(result.to_sarif(request.kdir))
-	(out / 'summary.md').write_text(summary(report, tree_state(runner, request.kdir),
-						request.jobs, regenerate_command(request)))
+	(out / 'findings.sarif').write_text(result.to_sarif(
+		request.kdir, SarifTree(version, description)))
+	(out / 'summary.md').write_text(summary(report, description, regenerate_command(request)))
+	local = results_dir(out)
+	local.mkdir(parents=True, exist_ok=True)
+	(local / 'findings.sarif').write_text(result.to_sarif(request.kdir, SarifTree(
+		version, description, request.kdir.resolve().as_uri() + '/',
+		head_commit(runner, request.kdir))))
+	(local / 'run.json').write_text(json.dumps({
+		'kdir': str(request.kdir.resolve()), 'tree': state, 'head': head_commit(runner, request.kdir),
+		'version': version, 'out': relative(out), 'jobs': request.jobs,
+		'seconds': round(report.seconds, 1), 'spatch': result.spatch_version,
+		'timed_out': result.timed_out}, indent=1) + '\n')
+	report.validation = multitool.validate(runner, [out / 'findings.sarif',
+							 local / 'findings.sarif'])
 	return report
+
+
+def results_dir(out: Path) -> Path:
+	"""build/results/report/<name>: what a report run leaves on this machine
+	(reports/linux-6.12.118/pristine -> linux-6.12.118-pristine)."""
+	try:
+		name = '-'.join(out.resolve().relative_to(REPORTS.resolve()).parts)
+	except ValueError:
+		name = out.resolve().name
+	return paths.RESULTS / 'report' / name
+
+
+def head_commit(runner: Runner, kdir: Path) -> Optional[str]:
+	if not (kdir / '.git').exists():
+		return None
+	run = runner.run(Command(('git', '--no-optional-locks', 'rev-parse', '-q', '--verify', 'HEAD'),
+				 cwd=kdir, mutates=False), Output.CAPTURE, check=False)
+	return run.output.strip() if run.returncode == 0 else None
+
+
+def baseline_subject(runner: Runner, kdir: Path) -> str:
+	"""The subject of the tree's `baseline` commit: `Linux 6.1.192 (Debian
+	linux-source-6.1)`; '' if it has none."""
+	if not (kdir / '.git').exists():
+		return ''
+	run = runner.run(Command(('git', '--no-optional-locks', 'log', '-1', '--format=%s',
+				  'refs/tags/baseline'), cwd=kdir, mutates=False),
+			 Output.CAPTURE, check=False)
+	return run.output.strip() if run.returncode == 0 else ''
 
 
 def regenerate_command(request: ReportRequest) -> str:
 	"""The command that writes this report again."""
-	if (request.out is None and request.triage is None and
-	    request.kdir.resolve() == paths.DEFAULT_KDIR.resolve()):
-		return 'make report'
+	if request.out is None and request.triage is None:
+		if request.kdir.resolve() == paths.DEFAULT_KDIR.resolve():
+			return 'make report'
+		return f'make report KDIR={relative(request.kdir)}'
 	words = ['converter/scoped-uaccess', 'report', '--kdir', str(request.kdir)]
 	if request.out is not None:
 		words += ['--out', str(request.out)]
@@ -162,18 +211,24 @@ def regenerate_command(request: ReportRequest) -> str:
 	return ' '.join(words)
 
 
-def describe_tree(state: str) -> str:
-	"""What `git describe` says of a tree made by `make tree`."""
+def describe_tree(state: str, subject: str = '') -> str:
+	"""What `git describe` says of a tree made by `make tree`, without its
+	commit id; subject names the baseline."""
+	base = f'the pristine `baseline` ({subject})' if subject else 'the pristine `baseline`'
 	if state == 'baseline':
-		return 'the pristine `baseline`'
+		return base
 	m = re.fullmatch(r'baseline-(\d+)-g[0-9a-f]+', state)
 	if m:
-		return f'the pristine `baseline` plus {m.group(1)} patches of the series'
+		return f'{base} plus {m.group(1)} patches of the series'
+	if state == 'not a git tree':
+		return 'a directory that is not a git tree'
 	return 'not a tree made by `make tree`'
 
 
 def tree_state(runner: Runner, kdir: Path) -> str:
 	"""`git describe` of the tree, or why there is none."""
+	if not (kdir / '.git').exists():
+		return 'not a git tree'	# not the describe of a repository around it
 	run = runner.run(Command(('git', '--no-optional-locks', 'describe', '--always', '--tags',
 				  '--dirty'), cwd=kdir, mutates=False), Output.CAPTURE, check=False)
 	return run.output.strip() if run.returncode == 0 else 'not a git tree'
@@ -185,16 +240,17 @@ def _table(header: tuple[str, ...], rows: list[tuple]) -> list[str]:
 	return lines
 
 
-def summary(report: ReportResult, state: str, jobs: int,
+def summary(report: ReportResult, description: str,
 	    regenerate: str = 'make report') -> str:
 	"""summary.md: counts by class, subsystem and architecture, then every
 	finding with its triage."""
 	result, triage = report.check, report.triage
 	findings = result.findings
 	lines = [f'# The scoped_uaccess checker on Linux {report.version}', '',
-		 f'Tree: `{state}` ({describe_tree(state)}).  '
-		 f'spatch {result.spatch_version}, {len(result.files)} files that use the '
-		 f'API, {jobs} jobs, {report.seconds:.0f} s wall time.', '',
+		 f'Tree: {description}.  spatch {result.spatch_version}, '
+		 f'{len(result.files)} files that use the API.  The wall time, the tree\'s '
+		 'commit and a SARIF log with this machine\'s paths are in '
+		 f'`{relative(results_dir(report.out))}/` (not committed).', '',
 		 f'Regenerate with `{regenerate}`; the triage is a hand-written JSON file '
 		 '(`triage.json` of the series report), keyed by the finding id of '
 		 '`findings.json`.', '']
@@ -285,6 +341,16 @@ def step(runner: Runner, request: ReportRequest) -> Outcome:
 		return Outcome.findings(f'{len(result.untriaged)} finding(s) not triaged in '
 					f'{request.triage or result.out / "triage.json"}: '
 					f'{", ".join(result.untriaged[:5])}')
+	if result.validation is not None:
+		notes = collections.Counter(f'{p.rule} {p.name}' for p in result.validation.notes)
+		runner.say('report: SARIF Multitool: '
+			   f'{len(result.validation.problems)} error(s) or warning(s), notes: '
+			   + (', '.join(f'{r} x{n}' for r, n in sorted(notes.items())) or 'none'))
+		if not result.validation.ok:
+			for p in result.validation.problems:
+				print(p.line(), flush=True)
+			return Outcome.findings(f'the SARIF Multitool reports {len(result.validation.problems)} '
+						'error(s) or warning(s) in the SARIF written (see above)')
 	if result.error_false_positives:
 		return Outcome.findings(f'{len(result.error_false_positives)} false positive(s) '
 					'at ERROR level: '

@@ -7,19 +7,21 @@ from dataclasses import dataclass, field
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.core.outcome import Outcome
-from scoped_uaccess.kernel import architectures, toolchains
+from scoped_uaccess.kernel import architectures, multitool, toolchains
 
 # What the steps run besides the compilers and QEMU of the architecture
 # table and the toolchains: the kernel source, its build dependencies
 # (libelf-dev and pkg-config for objtool, dwarves), perl and python3-ply
 # and python3-git for checkpatch (scripts/spdxcheck.py), qemu-system-data
-# for qboot.rom, busybox for the initramfs, and the tools themselves.
+# for qboot.rom, busybox for the initramfs, and the tools themselves;
+# linux-source-6.1, the other tree the checker's report is committed for
+# (reports/linux-6.1.*); what the SARIF Multitool needs.
 _OTHER_PACKAGES = (
-	'linux-source-6.12', 'git', 'make', 'perl', 'xz-utils',
+	'linux-source-6.12', 'linux-source-6.1', 'git', 'make', 'perl', 'xz-utils',
 	'bc', 'bison', 'flex', 'libelf-dev', 'libssl-dev', 'pkg-config', 'dwarves',
 	'cpio', 'kmod', 'rsync', 'qemu-system-data', 'busybox-static',
 	'sparse', 'coccinelle', 'python3', 'python3-jsonschema', 'python3-ply', 'python3-git',
-	'python3-pyflakes',
+	'python3-pyflakes', *multitool.DEBIAN_PACKAGES,
 )
 
 
@@ -44,15 +46,28 @@ class DepsResult:
 
 
 def missing_packages(runner: Runner, packages: tuple[str, ...] = REQUIRED_PACKAGES) -> list[str]:
-	"""The packages dpkg does not list as installed (one dpkg-query call)."""
-	query = runner.run(Command(('dpkg-query', '-W', '-f=${Package} ${db:Status-Status}\\n',
-				    *packages), mutates=False), Output.CAPTURE, check=False)
+	"""The packages dpkg does not list as installed, nor as provided by an
+	installed package (nodesource's nodejs provides npm): one dpkg-query call."""
+	query = runner.run(Command(('dpkg-query', '-W',
+				    '-f=${Package} ${db:Status-Status} ${Provides}\\n'),
+				   mutates=False), Output.CAPTURE, check=False)
+	return [p for p in packages if p not in installed_names(query.output)]
+
+
+def installed_names(listing: str) -> set[str]:
+	"""Installed packages and what they provide, from dpkg-query lines
+	`name status provides` (provides as in the control file)."""
 	installed = set()
-	for line in query.output.splitlines():
-		name, _, status = line.partition(' ')
-		if status.strip() == 'installed':
-			installed.add(name.split(':')[0])
-	return [p for p in packages if p not in installed]
+	for line in listing.splitlines():
+		name, _, rest = line.partition(' ')
+		status, _, provides = rest.partition(' ')
+		if status.strip() != 'installed':
+			continue
+		installed.add(name.split(':')[0])
+		for item in provides.split(','):
+			if item.strip():
+				installed.add(item.split()[0])
+	return installed
 
 
 def ensure(runner: Runner, packages: tuple[str, ...] = REQUIRED_PACKAGES) -> DepsResult:
@@ -60,6 +75,8 @@ def ensure(runner: Runner, packages: tuple[str, ...] = REQUIRED_PACKAGES) -> Dep
 	result = DepsResult(missing=missing_packages(runner, packages))
 	if not result.missing:
 		runner.say(f'deps: all {len(packages)} packages installed')
+		if multitool.install(runner):
+			result.installed.append('@microsoft/sarif-multitool (npm)')
 		return result
 	runner.say(f'deps: missing {" ".join(result.missing)}')
 	if os.geteuid() != 0 and not runner.dry_run:
@@ -74,7 +91,9 @@ def ensure(runner: Runner, packages: tuple[str, ...] = REQUIRED_PACKAGES) -> Dep
 		if still:
 			raise EnvironmentProblem(f'apt-get did not install {" ".join(still)}',
 						 'check the apt sources (Debian 12 bookworm main)')
-	result.installed = result.missing
+	result.installed = list(result.missing)
+	if multitool.install(runner):
+		result.installed.append('@microsoft/sarif-multitool (npm)')
 	return result
 
 
