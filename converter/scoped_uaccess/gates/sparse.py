@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Sparse, compiler and objtool warnings: the series against its baseline."""
 
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +12,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem
 from scoped_uaccess.core.outcome import Outcome, written
+from scoped_uaccess.cocci import api
 from scoped_uaccess.kernel import kbuild, tree
 from scoped_uaccess.kernel.kbuild import Diagnostic
 
@@ -28,11 +30,18 @@ HEADER_USERS: dict[str, tuple[str, ...]] = {
 					   'lib/strnlen_user.c', 'lib/usercopy.c',
 					   'kernel/futex/core.c'),
 }
-# This is an x86_64 build: other architectures' files cannot be checked here.
+# This is an x86_64 build: other architectures' files, and the x86 files
+# only a 32-bit kernel builds, are checked by validate's builds.
 CHECKED_ARCH = 'arch/x86/'
 ALWAYS_CHECKED = ('lib/scoped_uaccess_kunit.c',)
-# The kunit build's config, with one change: IBT makes objtool run once on
-# vmlinux.o instead of on each object, and single objects are what we build.
+# x86_64_defconfig with what the series touches beyond it: the compat
+# (ia32) paths, KVM, i915, io_uring, and the KUnit suite.  validate's
+# x86_64 build uses the same config.  IBT is off: it makes objtool run
+# once on vmlinux.o instead of on each object, and single objects are
+# what we build.
+DEFCONFIG = 'x86_64_defconfig'
+ENABLE = ('KVM', 'KVM_INTEL', 'DRM_I915', 'IA32_EMULATION', 'IO_URING', 'KUNIT',
+	  'SCOPED_UACCESS_KUNIT_TEST')
 DISABLE = ('X86_KERNEL_IBT',)
 
 
@@ -56,7 +65,8 @@ def files_to_check(touched: Iterable[str]) -> tuple[list[str], list[str], list[s
 	files of other architectures."""
 	files, unmapped, other_arch = set(ALWAYS_CHECKED), [], []
 	for path in touched:
-		if path.startswith('arch/') and not path.startswith(CHECKED_ARCH):
+		if (path.startswith('arch/') and not path.startswith(CHECKED_ARCH)) or \
+		   re.match(api.X86_32_ONLY, path):
 			if path.endswith(('.c', '.h')):
 				other_arch.append(path)
 		elif path.endswith('.c'):
@@ -102,14 +112,10 @@ def _progress(runner: Runner, objects: list[str]):
 
 
 def run_sparse(runner: Runner, kdir: Path, jobs: int,
-	       kunit_config: Path = paths.OUT / 'kunit-gcc' / '.config',
 	       results: Path = paths.RESULTS) -> SparseResult:
 	"""Builds the touched files in baseline and patched trees and compares."""
 	if shutil.which('sparse') is None:
 		raise EnvironmentProblem('sparse is not installed', 'run `make deps`')
-	if not kunit_config.is_file():
-		raise EnvironmentProblem(f'{kunit_config} is missing',
-					 'build the kunit kernel first with `make kunit CC=gcc`')
 	result = SparseResult()
 	tree.require_baseline(runner, kdir)
 	result.files, result.unmapped_headers, result.other_arch = \
@@ -117,7 +123,8 @@ def run_sparse(runner: Runner, kdir: Path, jobs: int,
 	for header in result.unmapped_headers:
 		runner.say(f'sparse: note: no C files listed for {header} in sparse.HEADER_USERS')
 	if result.other_arch:
-		runner.say(f'sparse: note: not checked by an x86_64 build: {" ".join(result.other_arch)}')
+		runner.say('sparse: note: not checked by an x86_64 build (validate builds them): '
+			   f'{" ".join(result.other_arch)}')
 	runner.say(f'sparse: checking {len(result.files)} file(s): {" ".join(result.files)}')
 	baseline_tree = worktree.baseline_worktree(runner, kdir)
 	if not runner.dry_run:
@@ -127,7 +134,7 @@ def run_sparse(runner: Runner, kdir: Path, jobs: int,
 		out = paths.OUT / f'sparse-{name}'
 		runner.say(f'sparse: building {name} objects in {out}')
 		build = kbuild.Build(srctree, out)
-		kbuild.configure(runner, build, kunit_config, disable=DISABLE)
+		kbuild.configure(runner, build, DEFCONFIG, ENABLE, DISABLE)
 		outputs[name] = build_objects(runner, build, result.files, jobs,
 					      results / f'sparse-{name}.log')
 	trees = (kdir, baseline_tree)
