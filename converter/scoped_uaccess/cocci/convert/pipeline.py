@@ -160,6 +160,11 @@ def tidy(path: Path, before: str) -> None:
 				if out and not out[-1].strip():
 					continue
 				out.append('')
+			elif re.match(r'^\s+#\s*(?:if|ifdef|ifndef|elif|else|endif)\b', line) and \
+			     not (out and out[-1].rstrip().endswith('\\')):
+				# spatch indents a directive it moves like code: the
+				# kernel keeps them in column 0.
+				out.append(line.lstrip(' \t'))
 			elif line.strip() == '{}' and _after_statement(out):
 				# spatch leaves an empty block where it removed the
 				# statements in front of a do-while that a scope took.
@@ -170,6 +175,8 @@ def tidy(path: Path, before: str) -> None:
 				m = re.match(r'^(\t*)((?: {8})+)(\S.*)$', line)
 				out.append(m.group(1) + '\t' * (len(m.group(2)) // 8) + m.group(3) if m else line)
 	out = _drop_orphans(out, before)
+	out = _merge_tail_return(out, before)
+	out = _fold_known_test(out, before)
 	# A conditional block whose statements moved into a scope stays behind
 	# empty (spatch moves statements, not directives).
 	i = 0
@@ -182,6 +189,48 @@ def tidy(path: Path, before: str) -> None:
 			i += 1
 	if out != new:
 		path.write_text('\n'.join(out))
+
+
+def _merge_tail_return(lines: list[str], before: str) -> list[str]:
+	"""`return E;` then a fault label the conversion added whose code is
+	the same `return E;`: the scope falls through into the label instead
+	(the same statement runs on both paths)."""
+	out = list(lines)
+	i = 0
+	while i + 2 < len(out):
+		ret, label, tail = out[i:i + 3]
+		if re.match(r'^\t+return\b[^;]*;$', ret) and ret == tail and \
+		   re.match(r'^[A-Za-z_]\w*:$', label) and \
+		   not re.search(rf'^{re.escape(label)}', before, re.M):
+			del out[i]
+		else:
+			i += 1
+	return out
+
+
+def _fold_known_test(lines: list[str], before: str) -> list[str]:
+	"""Under a fault label the conversion added, `err = -EFOO;` then
+	`if (err) S;` (the function's tail, copied behind the label): the test
+	is always true there, so S stays and the test goes."""
+	out = list(lines)
+	label_added = False
+	i = 0
+	while i + 2 < len(out):
+		line = out[i]
+		if re.match(r'^[A-Za-z_]\w*:$', line):
+			label_added = not re.search(rf'^{re.escape(line)}', before, re.M)
+		elif line.startswith('}'):
+			label_added = False
+		m = re.match(r'^(\t+)([A-Za-z_]\w*) = -E[A-Z0-9]+;$', line)
+		if label_added and m:
+			ind, var = m.groups()
+			body = out[i + 2]
+			rest = out[i + 3] if i + 3 < len(out) else ''
+			if out[i + 1] == f'{ind}if ({var})' and re.match(rf'^{ind}\t\S.*;$', body) \
+			   and not rest.startswith(ind + '\t') and not rest.startswith(ind + 'else'):
+				out[i + 1:i + 3] = [ind + body[len(ind) + 1:]]
+		i += 1
+	return out
 
 
 def _after_statement(out: list[str]) -> bool:

@@ -12,7 +12,7 @@ from typing import Optional
 
 from scoped_uaccess.cocci.convert.facts import Pos, Span
 
-LABEL_LINE = re.compile(r'^\s*([A-Za-z_]\w*):\s*(/\*.*\*/\s*)?$')
+LABEL_LINE = re.compile(r'^\s*([A-Za-z_]\w*):\s*;?\s*(/\*.*\*/\s*)?$')
 END_STMT = re.compile(r'^(?:[A-Za-z_]\w*:\s*)*(user_(?:read_|write_|rw_)?access_end)\(\);$')
 END_CALL = re.compile(r'user_(?:read_|write_|rw_)?access_end\s*\(')
 GOTO = re.compile(r'^goto ([A-Za-z_]\w*);$')
