@@ -31,7 +31,9 @@
 //  Known false positives:
 //  - range: a pointer derived from the begin pointer through a function
 //    call or an assignment the checker cannot follow; an address that
-//    does not parse as a pointer expression is only a WARNING.
+//    does not parse as a pointer expression is only a WARNING, unless
+//    it is an integer constant, cast or not (also a typeof() cast):
+//    that one points into no object, an ERROR.
 // Options: --no-includes --include-headers
 
 virtual patch
@@ -153,6 +155,10 @@ def is_cast(toks, j):
 	inner = toks[1:j]
 	if not inner or j + 1 >= len(toks):
 		return False
+	if inner[0] in ('typeof', '__typeof__') and inner[1:2] == ['(']:
+		# (typeof(x)) or (typeof(x) *): a type, whatever x is
+		k = matching(inner, 1)
+		return k is not None and all(t in ('*', '__user', 'const') for t in inner[k + 1:])
 	return inner[-1] == '*' or (any(t in TYPE_WORDS for t in inner) and all(
 		t in TYPE_WORDS or t == '*' or re.match(r'[A-Za-z_]\w*_t$', t) for t in inner))
 
@@ -223,6 +229,21 @@ def pretty(text):
 		operand = word or t in (')', ']', '++', '--')
 	return out.strip()
 
+INTEGER = re.compile(r'(0[xX][0-9a-fA-F]+|\d+)[uUlL]*$')
+
+def constant_address(text):
+	"""Whether the address is an integer constant, cast (also with a
+	typeof() cast) or parenthesised: it points to no object at all, so
+	certainly not into what the begin pointer points to."""
+	toks = tokens(text)
+	while len(toks) > 1 and toks[0] == '(':
+		j = matching(toks, 0)
+		if j is None:
+			return False
+		# (constant), or a cast (T *), (typeof(p)) before the operand
+		toks = toks[1:j] if j == len(toks) - 1 else toks[j + 1:]
+	return len(toks) == 1 and INTEGER.match(toks[0]) is not None
+
 def strip_index(path):
 	return [c for c in path if c != '[]']
 
@@ -278,7 +299,11 @@ def region_access(pb, f, px, scope=None):
 	if ok:
 		return
 	shown, given = pretty(addr), pretty(ptr)
-	if ok is None:
+	if constant_address(addr):
+		finding(px, 'ERROR', 'range',
+			'%s, the address of %s(), is an integer constant: it is not '
+			'based on %s given to %s' % (shown, f, given, begun))
+	elif ok is None:
 		finding(px, 'WARNING', 'range',
 			'cannot tell whether %s, the address of %s(), lies within %s given to %s'
 			% (shown, f, given, begun))
