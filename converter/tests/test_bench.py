@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Benchmarks: statistics, console parsing, code counting, the README; no kernel runs."""
 
+import shutil
 import struct
+import subprocess
+import tempfile
 import unittest
+from pathlib import Path
 
-from support import TESTCASES
-from scoped_uaccess.bench import code, common, readme, run, syscall, tools
+from support import DATA, TESTCASES
+from scoped_uaccess.bench import code, common, native, readme, run, syscall, tools
 from scoped_uaccess.bench import access as access_section
 from scoped_uaccess.cocci import check, spatch
 from scoped_uaccess.core.errors import UsageError
@@ -180,6 +184,111 @@ Total: Before=4714, After=4759, chg +0.95%
 		self.assertEqual(45, parsed['delta'])
 
 
+def native_output(sequences: dict[str, list[int]], regions: int = 10) -> list[str]:
+	return [f'native cpu=1 rounds=3 regions={regions} warmup=1',
+		'native patched smap=36 lfence=6 runtime_const=12', 'native check ok',
+		*(f'native seq={name} ticks={",".join(map(str, t))}' for name, t in sequences.items())]
+
+
+NATIVE = {'empty': [20, 20, 40], 'checked_read_1': [100, 120, 110],
+	  'masked_read_1': [30, 40, 30], 'checked_write_8': [210, 200, 220],
+	  'masked_write_8': [50, 60, 40]}
+
+
+class NativeTest(unittest.TestCase):
+	def test_parse(self) -> None:
+		parsed = native.parse_native_output(native_output(NATIVE))
+		self.assertEqual((1, 3, 10, 1, True), (parsed.cpu, parsed.rounds, parsed.regions,
+						      parsed.warmup, parsed.checked))
+		self.assertEqual({'smap': 36, 'lfence': 6, 'runtime_const': 12}, parsed.patched)
+		self.assertEqual([30, 40, 30], parsed.ticks['masked_read_1'])
+		self.assertEqual(10, native.tsc_step(parsed))
+
+	def test_figures_per_region_ratio_and_saved(self) -> None:
+		figures = native.native_figures({'baseline': native.parse_native_output(native_output(NATIVE))})
+		self.assertEqual((10.0, 11.0), (figures['checked_read_1']['cycles_min'],
+						figures['checked_read_1']['cycles_median']))
+		self.assertEqual(9.0, figures['checked_read_1']['net_cycles_median'])	# 11 - 2
+		self.assertEqual({'median': round(3 / 11, 3), 'min': 0.3},
+				 figures['ratio_masked_over_checked']['read_1'])
+		self.assertEqual({'median': 16.0, 'min': 16.0},
+				 figures['saved_cycles_per_region']['write_8'])
+		self.assertNotIn('read_2', figures['ratio_masked_over_checked'])
+
+	def test_scoped_from_the_series_run(self) -> None:
+		series = dict(NATIVE, scoped_read_1=[30, 30, 30])
+		figures = native.native_figures({
+			'baseline': native.parse_native_output(native_output(NATIVE)),
+			'series': native.parse_native_output(native_output(series))})
+		self.assertEqual(3.0, figures['scoped_read_1']['cycles_median'])
+		self.assertEqual(1.0, figures['ratio_scoped_over_masked']['read_1']['median'])
+
+	def test_estimate_is_entries_times_saved_and_checked_against_code(self) -> None:
+		figures = native.native_figures({'baseline': native.parse_native_output(native_output(NATIVE))})
+		code_data = {'functions': {'kernel/exit.o:__do_sys_waitid': {
+			'function': '__do_sys_waitid', 'lfence_before': 1, 'lfence_after': 0}}}
+		rows = native.estimates(figures, code_data)
+		self.assertEqual(16.0, rows['waitid']['saved_cycles_median'])
+		self.assertEqual((1, 0), (rows['waitid']['lfence_before'], rows['waitid']['lfence_after']))
+		self.assertIsNone(rows['readdir (old, one entry per call)']['lfence_before'])
+		self.assertNotIn('futex(FUTEX_WAKE_OP)', rows)		# write_1 not measured here
+
+	def test_same_code_compares_instructions_not_addresses(self) -> None:
+		def fn(name: str, addr: int, cmp: str) -> str:
+			return (f'{addr:016x} <region_{name}>:\n'
+				f' {addr:x}:\tmovabs $0x123456789abcdef,%rax\n'
+				f' {addr + 10:x}:\t{cmp}\n'
+				f' {addr + 13:x}:\tja     {addr + 20:x} <region_{name}+0x14>\n'
+				f' {addr + 15:x}:\tret\n'
+				f' {addr + 16:x}:\tnopl   0x0(%rax)\n\n')
+		series = native.region_code(fn('masked_read_1', 0x100, 'cmp    %rax,%rdi')
+					    + fn('scoped_read_1', 0x200, 'cmp    %rax,%rdi')
+					    + fn('checked_read_1', 0x300, 'cmp    %rdi,%rax'))
+		self.assertEqual(['movabs $0x123456789abcdef,%rax', 'cmp    %rax,%rdi', 'ja     <+0x14>',
+				  'ret'], series['masked_read_1'])
+		baseline = native.region_code(fn('masked_read_1', 0x900, 'cmp    %rax,%rdi')
+					      + fn('checked_read_1', 0x990, 'cmp    %rax,%rdi'))
+		same = native.same_code(baseline, series)
+		self.assertEqual({'read_1': True}, same['scoped_as_masked'])
+		self.assertEqual({'checked_read_1': False, 'masked_read_1': True}, same['series_as_baseline'])
+		self.assertIn('(not: checked_read_1)', readme._same_code_text(
+			same['scoped_as_masked'], same['series_as_baseline'], 'objdump'))
+
+	def test_cpu_facts(self) -> None:
+		facts = native.cpu_facts('processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\n'
+					 'model\t\t: 2\nmodel name\t: AMD EPYC\nstepping\t: 1\n'
+					 'flags\t\t: fpu tsc hypervisor constant_tsc\n\nprocessor\t: 1\n'
+					 'model name\t: other\n')
+		self.assertEqual('AMD EPYC', facts['model_name'])
+		self.assertEqual(['constant_tsc', 'hypervisor'], facts['flags'])
+		self.assertEqual('AMD EPYC (family 26, model 2, stepping 1)', native._cpu_text(facts))
+
+	def test_compiler_text(self) -> None:
+		self.assertEqual('gcc (Debian 12.2.0-14+deb12u1) 12.2.0', native.compiler_text(
+			'CONFIG_CC_VERSION_TEXT="gcc (Debian 12.2.0-14+deb12u1) 12.2.0"\nCONFIG_CC_IS_GCC=y\n'))
+
+	@unittest.skipUnless(shutil.which('gcc'), 'gcc is not installed')
+	def test_program_compiles_patches_and_runs(self) -> None:
+		"""native_bench.c with the stand-in for the kernel object: the
+		alternatives and the runtime constant patched, the checks passed,
+		every sequence timed; a tiny round count, no speed asserted."""
+		with tempfile.TemporaryDirectory() as tmp:
+			program = Path(tmp) / 'native_bench'
+			link = native.link_command(DATA / 'native' / 'stub_regions.c', program)
+			subprocess.run(link.full_argv(), check=True)
+			out = subprocess.run([str(program), '-r', '3', '-n', '2', '-w', '1', '-c', '0'],
+					     check=True, capture_output=True, text=True).stdout
+		parsed = native.parse_native_output(out.splitlines())
+		self.assertTrue(parsed.checked)
+		self.assertEqual({'smap': 24, 'lfence': 6, 'runtime_const': parsed.patched['runtime_const']},
+				 parsed.patched)
+		self.assertGreater(parsed.patched['runtime_const'], 0)
+		self.assertEqual(13, len(parsed.ticks))
+		self.assertTrue(all(len(t) == 3 for t in parsed.ticks.values()))
+		figures = native.native_figures({'baseline': parsed})
+		self.assertEqual(6, len(figures['ratio_masked_over_checked']))
+
+
 class ToolsTest(unittest.TestCase):
 	def test_floor_rule_has_the_checkers_options(self) -> None:
 		rule = tools.floor_rule(check.CHECKERS[0])
@@ -206,12 +315,35 @@ class ReadmeTest(unittest.TestCase):
 				    'syscall': {}, 'code': {}, 'tools': {'convert_note': 'no convert'}},
 		}
 		text = readme.readme(data)
-		for heading in ('## 1.', '## 2.', '## 3.', '## 4.', 'Under TCG'):
+		for heading in ('## 2.', '## 3.', '## 4.', '## 5.', 'Under TCG'):
 			self.assertIn(heading, text)
+		self.assertNotIn('## 1.', text)		# no native section in data
 		self.assertIn('| scoped |', text)
 		self.assertIn('+45 bytes', text)
 		self.assertIn('no convert', text)
 		self.assertIn('scoped read x0.50 of open-coded (TCG)', readme.headline(data))
+
+
+	def test_native_section_and_headline(self) -> None:
+		figures = native.native_figures({'baseline': native.parse_native_output(native_output(NATIVE))})
+		figures['estimate'] = native.estimates(figures, None)
+		data = {'date': 'd', 'wall_seconds': 1.0, 'host': {}, 'request': {'iterations': 1,
+			'repetitions': 1}, 'native': figures,
+			'records': {'native': {'cpu': 1, 'rounds': 3, 'regions': 10, 'warmup': 1,
+					       'cpu_facts': {'model_name': 'AMD EPYC', 'flags': ['hypervisor']},
+					       'trees': {'baseline': {'build_command': 'make M=x native_regions.o',
+								      'link_command': 'gcc', 'run_command': 'nb -r 3',
+								      'tsc_step': 21, 'asm_goto_output_broken': True,
+								      'compiler': 'gcc 12'}}}}}
+		text = readme.readme(data)
+		self.assertIn('## 1. Region entry and exit on this CPU (native)', text)
+		self.assertIn('NOPs of the same length', text)
+		self.assertIn('| read | 1 | 10.00 | 11.00 | 3.00 | 3.00 | 0.273 | 0.300 | 8.00 | - |', text)
+		self.assertIn('`make M=x native_regions.o`', text)
+		self.assertIn('| waitid | 1 | write_8 | 16.0 | 16.0 | - |', text)
+		self.assertIn('steps of 21', text)
+		self.assertIn('GCC_ASM_GOTO_OUTPUT_BROKEN', text)
+		self.assertIn('native masked/checked read_1 x0.27', readme.headline(data))
 
 
 class RenderTest(unittest.TestCase):
@@ -234,6 +366,13 @@ class CliTest(unittest.TestCase):
 		args = cli.build_parser().parse_args(['bench', '--quick', '--section', 'code'])
 		self.assertTrue(args.quick)
 		self.assertEqual(['code'], args.section)
+
+	def test_native_options_and_sources(self) -> None:
+		args = cli.build_parser().parse_args(['bench', '--section', 'native', '--native-rounds', '5'])
+		self.assertEqual((['native'], 5), (args.section, args.native_rounds))
+		for path in (native.PROGRAM, native.LINKER_SCRIPT,
+			     *(native.SOURCES / f for f in native.KERNEL_FILES)):
+			self.assertTrue(path.is_file(), path)
 
 	def test_module_sources_exist(self) -> None:
 		for name in (*access_section.MODULE_FILES, 'bench.config'):

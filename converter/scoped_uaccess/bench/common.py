@@ -12,7 +12,7 @@ from scoped_uaccess.kernel.qemu import AccelChoice
 
 REPORTS = paths.REPO / 'reports' / 'bench'
 WORK = paths.RESULTS / 'bench'
-SECTIONS = ('access', 'syscall', 'code', 'tools')
+SECTIONS = ('native', 'access', 'syscall', 'code', 'tools')
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,9 @@ class BenchRequest:
 	repetitions: int = 21		# rounds over all variants, one boot
 	syscall_iterations: int = 20000	# calls per syscall per boot
 	rounds: int = 15		# boot pairs baseline, converted
+	native_rounds: int = 10000	# rounds over the native sequences
+	native_regions: int = 200	# regions per timed call of a sequence
+	native_warmup: int = 200	# rounds not kept
 	sections: tuple[str, ...] = SECTIONS
 	accel: AccelChoice = AccelChoice.AUTO
 	jobs: int = os.cpu_count() or 1

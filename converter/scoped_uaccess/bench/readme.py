@@ -3,6 +3,7 @@
 
 from typing import Optional
 
+from scoped_uaccess.bench import native as native_section
 from scoped_uaccess.bench.access import OPS, REFERENCE, VARIANT_TEXT, VARIANTS
 from scoped_uaccess.bench.syscall import SYSCALLS
 from scoped_uaccess.kernel.qemu import Accelerator
@@ -24,10 +25,11 @@ def readme(data: dict) -> str:
 	       f'{data["wall_seconds"]:.0f} s. Converted kernel: build/linux HEAD '
 	       f'{data.get("converted_commit", "?")[:12]} (tag `baseline` plus the series '
 	       'in `patches/`).', '']
+	out += _native(data)
 	access, rec = data.get('access'), data['records'].get('access', {})
 	if access:
 		accel = rec.get('accelerator')
-		out += ['## 1. Cost per 8-byte user access (in-kernel)', '',
+		out += ['## 2. Cost per 8-byte user access (in-kernel)', '',
 			f'`testcases/bench/uaccess_bench.c`, a KUnit suite built out of tree against the '
 			f'converted kernel (`testcases/kernel/userspace.config` plus '
 			f'`testcases/bench/bench.config`) and loaded with insmod in QEMU under '
@@ -68,7 +70,7 @@ def readme(data: dict) -> str:
 				'measure that; rerun with `--accel kvm` where KVM works.', '']
 	sysc, rec = data.get('syscall'), data['records'].get('syscall', {})
 	if sysc:
-		out += ['## 2. Syscalls: converted against baseline kernel', '',
+		out += ['## 3. Syscalls: converted against baseline kernel', '',
 			f'The bench mode of `testcases/userspace/uaccess_syscalls.c`: '
 			f'{rec.get("iterations")} calls each per boot, {rec.get("rounds")} rounds of '
 			f'one boot of each kernel, interleaved (baseline, converted, baseline, ...), '
@@ -100,7 +102,7 @@ def readme(data: dict) -> str:
 			'"no difference measurable" unless its range excludes 1.', '']
 	code, rec = data.get('code'), data['records'].get('code', {})
 	if code:
-		out += ['## 3. Code: size and LFENCE sites of the converted functions (x86_64)', '',
+		out += ['## 4. Code: size and LFENCE sites of the converted functions (x86_64)', '',
 			f'Objects of the files the series converts ({", ".join(rec.get("files", []))}), '
 			f'and those including a converted header: {", ".join(rec.get("objects", []))}. '
 			f'Baseline objects from `{rec.get("baseline_build")}`, converted from '
@@ -129,7 +131,7 @@ def readme(data: dict) -> str:
 			'every user, which is not a conversion.', '']
 	tools, rec = data.get('tools'), data['records'].get('tools', {})
 	if tools:
-		out += ['## 4. Tools', '',
+		out += ['## 5. Tools', '',
 			f'{rec.get("what")}. Both runs over the same {rec.get("files")} files with '
 			f'{rec.get("jobs")} jobs, one after the other in this run; the floor is '
 			f'`{rec.get("floor_rule")}`, a rule that matches one call, with the checker\'s '
@@ -145,16 +147,149 @@ def readme(data: dict) -> str:
 			'What limits these numbers: wall time on two cores shared with kernel builds '
 			'of other engineers; spatch parses each file once per run, so the floor is '
 			'mostly parsing and the ratio is what the rule itself adds.', '']
-	out += ['## Rerun', '', '    make bench                       # all four sections',
+	out += ['## Rerun', '', '    make bench                       # all five sections',
+		'    converter/scoped-uaccess bench --section native    # section 1 alone, a few seconds',
 		f'    converter/scoped-uaccess bench --section access --iterations {req["iterations"]} '
 		f'--repetitions {req["repetitions"]}',
 		'    converter/scoped-uaccess bench --quick      # a smoke run into build/results/bench/', '']
 	return '\n'.join(out)
 
 
+def _native(data: dict) -> list[str]:
+	"""Section 1: region entry and exit of the kernel's headers on this CPU."""
+	native, rec = data.get('native'), data['records'].get('native', {})
+	if not native:
+		return []
+	trees = rec.get('trees', {})
+	base, series = trees.get('baseline', {}), trees.get('series', {})
+	facts = rec.get('cpu_facts', {})
+	ns = native_section
+	out = ['## 1. Region entry and exit on this CPU (native)', '',
+	       'How much a masked begin saves against the checked one, measured natively '
+	       '(not in QEMU) with the kernel\'s own instruction sequences. '
+	       '`testcases/bench/native/native_regions.c` holds one function per region: '
+	       'a begin, 1, 2 or 8 `unsafe_get_user()` or `unsafe_put_user()` of 8 bytes, '
+	       'the end. kbuild compiles it against the tree\'s headers and '
+	       '`userspace.config` with the kernel\'s flags (minus ftrace, the return and '
+	       'indirect-branch thunks and the stack protector, which need a running '
+	       'kernel and lie outside the region), as built-in code, so the begin reads '
+	       '`USER_PTR_MAX` as a runtime constant; `native_bench.c` links it into a '
+	       'userspace program which first does what the kernel does at boot: it '
+	       'applies the alternatives and the runtime constant. **STAC and CLAC fault '
+	       'outside ring 0, so they are replaced by NOPs of the same length (3 bytes)**; '
+	       '`barrier_nospec()` becomes the LFENCE a CPU with `LFENCE_RDTSC` runs.', '',
+	       f'- `checked`: {ns.BEGIN_TEXT["checked"]} (6.12, tag `baseline`)',
+	       f'- `masked`: {ns.BEGIN_TEXT["masked"]} (6.12, tag `baseline`)',
+	       f'- `scoped`: {ns.BEGIN_TEXT["scoped"]} (the series, its own build; its '
+	       'accessors go through the series\' ASM GOTO wrappers)',
+	       '- `empty`: a function that returns at once: the call, the return and the '
+	       'loop that every sequence pays as well (the floor)', '',
+	       f'CPU: **{ns._cpu_text(facts)}** ({", ".join(facts.get("flags", []))}), '
+	       f'program pinned to CPU {rec.get("cpu")} with sched_setaffinity(); '
+	       f'{rec.get("warmup")} warm-up rounds, then {rec.get("rounds")} rounds, each '
+	       f'timing {rec.get("regions")} calls of every sequence in a row (order rotated '
+	       'per round) between `LFENCE; RDTSC; LFENCE` and `RDTSCP; LFENCE`. Figures are '
+	       'TSC cycles per region: the minimum (the least disturbed round: the other '
+	       'core runs other jobs) and the median over rounds.', '',
+	       '| op | accesses | checked min | median | masked min | median | masked/checked (median) | (min) | saved per region (median) | scoped median |',
+	       '|---|---|---|---|---|---|---|---|---|---|']
+	ratios = native.get('ratio_masked_over_checked', {})
+	saved = native.get('saved_cycles_per_region', {})
+	for op in ns.OPS:
+		for count in ns.COUNTS:
+			key = f'{op}_{count}'
+			c = native.get(ns.sequence_name('checked', op, count), {})
+			m = native.get(ns.sequence_name('masked', op, count), {})
+			sc = native.get(ns.sequence_name('scoped', op, count), {})
+			r = ratios.get(key, {})
+			out.append(f'| {op} | {count} | {_fmt(c.get("cycles_min"))} | '
+				   f'{_fmt(c.get("cycles_median"))} | {_fmt(m.get("cycles_min"))} | '
+				   f'{_fmt(m.get("cycles_median"))} | {_fmt(r.get("median"), 3)} | '
+				   f'{_fmt(r.get("min"), 3)} | {_fmt(saved.get(key, {}).get("median"))} | '
+				   f'{_fmt(sc.get("cycles_median"))} |')
+	floor = native.get(ns.FLOOR, {})
+	out += ['', f'Floor (`empty`): {_fmt(floor.get("cycles_min"))} min, '
+		f'{_fmt(floor.get("cycles_median"))} median; every figure above includes it. '
+		'"saved" is checked minus masked of the medians. The scoped figures come from '
+		'a separate run of the program built against the series; there, '
+		'scoped/masked (median) is ' + ', '.join(
+			f'{k} {_fmt(v.get("median"), 3)}'
+			for k, v in native.get('ratio_scoped_over_masked', {}).items()) + '.', '',
+		'Commands (the section: `converter/scoped-uaccess bench --section native`):', '']
+	same = native.get('same_code')
+	if same:
+		scoped, series_same = same.get('scoped_as_masked', {}), same.get('series_as_baseline', {})
+		out[-2:-2] = [_same_code_text(scoped, series_same, rec.get('same_code_command')), '']
+	for name, t in (('baseline', base), ('series', series)):
+		if t:
+			out += [f'- {name}: `{t.get("build_command")}`; `{t.get("link_command")}`; '
+				f'`{t.get("run_command")}` (output: `{t.get("output")}`; patched: '
+				+ ', '.join(f'{k} {v}' for k, v in t.get('patched', {}).items()) + ')']
+	estimate = native.get('estimate')
+	if estimate:
+		out += ['', '**Estimate**, per converted x86_64 syscall path whose region the series '
+			'moves from the checked begin to a masked scope: region entries per call '
+			'(from the code) times the cycles one region saves above, for the measured '
+			'sequence nearest to the region. It is an estimate: the region\'s real '
+			'accesses differ (atomic ops, string copies), and in a syscall the LFENCE waits '
+			'for whatever the path has in flight, which this loop does not model. '
+			'"LFENCE" is the count in the functions before and after the series, from '
+			'section 4 (`-` when that section did not run).', '',
+			'| syscall path | region entries per call | nearest sequence | est. TSC cycles saved per call (median) | (min) | LFENCE before -> after | where |',
+			'|---|---|---|---|---|---|---|']
+		for name, e in estimate.items():
+			lf = ('-' if e.get('lfence_before') is None
+			      else f'{e["lfence_before"]} -> {e["lfence_after"]}')
+			out.append(f'| {name} | {e["regions_per_call"]} | {e["sequence"]} | '
+				   f'{_fmt(e["saved_cycles_median"], 1)} | {_fmt(e["saved_cycles_min"], 1)} | '
+				   f'{lf} | {e["where"]} |')
+		out += ['', 'Not listed: pselect6 (its region was masked in 6.12 already), the futex '
+			'value reads (6.12\'s out-of-line `__get_user_4` masks and has no LFENCE; '
+			'the series inlines it, which saves the call only), getdents64 (filldir64 '
+			'is not converted).']
+	out += ['', '**What limits these numbers.** TSC cycles are not core cycles: the TSC '
+		'ticks at a constant rate while the core clock may boost. '
+		+ ('The CPU reports `hypervisor`: this is a virtual machine, whose instructions '
+		   '(LFENCE included) run natively, without an exit, but whose vCPU can be '
+		   'descheduled by the host, which the minimum filters out. '
+		   if 'hypervisor' in facts.get('flags', []) else '')
+		+ 'STAC and CLAC are not timed (NOPs here); where SMAP is on they add their '
+		'own cost to both begins alike. The loop keeps the user data in L1 and little '
+		'else in flight, so an LFENCE here waits only for the previous region\'s '
+		'accesses; in a syscall it may wait longer. '
+		+ (f'The TSC advanced in steps of {base["tsc_step"]} here, '
+		   f'{base["tsc_step"] / max(rec.get("regions") or 1, 1):.2f} per region of a timed call. '
+		   if base.get('tsc_step', 1) > 1 else '')
+		+ f'The compiler is the kernel build\'s, {base.get("compiler") or "unknown"}'
+		+ (': it has `CONFIG_GCC_ASM_GOTO_OUTPUT_BROKEN`, so `unsafe_get_user()` tests '
+		   'an error register after each load, as the kernel built with it does; a '
+		   'compiler with working asm goto outputs saves that test in both begins alike.'
+		   if base.get('asm_goto_output_broken') else '.'), '']
+	return out
+
+
+def _same_code_text(scoped: dict, series_same: dict, command: Optional[str]) -> str:
+	def count(d: dict) -> str:
+		same = sum(1 for v in d.values() if v)
+		return 'all' if same == len(d) else f'{same} of'
+	differ = [k for k, v in {**scoped, **series_same}.items() if not v]
+	return (f'Instruction for instruction (`{command}`), the series\' scope compiles to the '
+		f'same code as 6.12\'s masked begin in {count(scoped)} {len(scoped)} sequences, '
+		f'and the series\' checked and masked regions to the same code as 6.12\'s in '
+		f'{count(series_same)} {len(series_same)}'
+		+ (f' (not: {", ".join(differ)}).' if differ else
+		   ': where the same code differs in time above, it is where the code lies '
+		   '(alignment, branch prediction), not what it is.'))
+
+
 def headline(data: dict) -> str:
 	"""One line with the figures README.md quotes."""
 	parts = []
+	native = data.get('native') or {}
+	for key in ('read_1', 'write_1'):
+		r = native.get('ratio_masked_over_checked', {}).get(key)
+		if r:
+			parts.append(f'native masked/checked {key} x{r["median"]:.2f}')
 	access = data.get('access') or {}
 	accel = data['records'].get('access', {}).get('accelerator')
 	for op in OPS:

@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Benchmarks: cycles per user access, syscalls baseline against converted, code, tools.
+"""Benchmarks: region entry on this CPU, cycles per user access, syscalls, code, tools.
 
-Four sections, each a function of a BenchRequest that returns plain data
+Five sections, each a function of a BenchRequest that returns plain data
 for reports/bench/bench.json:
 
+  native   testcases/bench/native/: the region entry and exit sequences of
+           the kernel's headers (6.12's checked and masked begins, the
+           series' scopes), compiled with kbuild and timed in userspace on
+           this CPU, pinned; TSC cycles per region, masked/checked.
   access   testcases/bench/uaccess_bench.c, a KUnit module built out of
            tree against the series kernel (userspace.config plus
            bench.config) and loaded with insmod in QEMU; cycles per 8-byte
@@ -31,6 +35,7 @@ from pathlib import Path
 from scoped_uaccess.bench.access import run_access
 from scoped_uaccess.bench.code import run_code
 from scoped_uaccess.bench.common import SECTIONS, WORK, BenchRequest, _rel
+from scoped_uaccess.bench.native import estimates, run_native
 from scoped_uaccess.bench.readme import headline, readme
 from scoped_uaccess.bench.syscall import prepare_worktrees, run_syscalls
 from scoped_uaccess.bench.tools import run_tools
@@ -63,7 +68,8 @@ def run_bench(runner: Runner, request: BenchRequest) -> dict:
 	if unknown:
 		raise UsageError(f'unknown section(s): {" ".join(unknown)}', f'use {", ".join(SECTIONS)}')
 	if min(request.iterations, request.repetitions, request.syscall_iterations,
-	       request.rounds) <= 0:
+	       request.rounds, request.native_rounds, request.native_regions) <= 0 \
+	   or request.native_warmup < 0:
 		raise UsageError('iteration, repetition and round counts must be positive')
 	for tool in ('qemu-system-x86_64', 'objdump', 'spatch', 'gcc', 'make'):
 		if shutil.which(tool) is None:
@@ -76,17 +82,21 @@ def run_bench(runner: Runner, request: BenchRequest) -> dict:
 		'host': host_facts(),
 		'request': {'iterations': request.iterations, 'repetitions': request.repetitions,
 			    'syscall_iterations': request.syscall_iterations, 'rounds': request.rounds,
+			    'native_rounds': request.native_rounds,
+			    'native_regions': request.native_regions,
+			    'native_warmup': request.native_warmup,
 			    'sections': list(request.sections), 'jobs': request.jobs,
 			    'accel': request.accel.value},
 		'records': {},
 	}
-	if {'syscall', 'access', 'code'} & set(request.sections):
+	if {'native', 'syscall', 'access', 'code'} & set(request.sections):
 		data['converted_commit'] = prepare_worktrees(runner, request)
 	if 'code' in request.sections and 'syscall' not in request.sections and request.build:
 		# The syscall section builds both userspace kernels; code needs them too.
 		_build_userspace_kernels(runner, request)
-	# Code right after the syscall section: both use the userspace kernels.
-	for section, fn in (('syscall', run_syscalls), ('code', run_code),
+	# Native first, on a host not yet heated by our own builds; code right
+	# after the syscall section: both use the userspace kernels.
+	for section, fn in (('native', run_native), ('syscall', run_syscalls), ('code', run_code),
 			    ('access', run_access), ('tools', run_tools)):
 		if section not in request.sections:
 			continue
@@ -95,6 +105,8 @@ def run_bench(runner: Runner, request: BenchRequest) -> dict:
 		data[section] = fn(runner, request, record)
 		record['seconds'] = round(time.monotonic() - start, 1)
 		data['records'][section] = record
+		if data.get('native') and section in ('native', 'code'):
+			data['native']['estimate'] = estimates(data['native'], data.get('code'))
 		# After every section, so that a later failure keeps what was measured.
 		data['wall_seconds'] = round((datetime.datetime.now(datetime.timezone.utc) - started)
 					     .total_seconds(), 1)

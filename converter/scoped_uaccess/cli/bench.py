@@ -14,7 +14,8 @@ from scoped_uaccess.core.outcome import Outcome, relative
 from scoped_uaccess.kernel.qemu import AccelChoice
 
 # --quick: enough to show every section still runs, nothing to publish.
-QUICK = {'iterations': 200, 'repetitions': 3, 'syscall_iterations': 100, 'rounds': 1}
+QUICK = {'iterations': 200, 'repetitions': 3, 'syscall_iterations': 100, 'rounds': 1,
+	 'native_rounds': 20, 'native_regions': 10, 'native_warmup': 2}
 
 
 def cmd_bench(args: argparse.Namespace, runner: Runner) -> Outcome:
@@ -36,8 +37,9 @@ def cmd_bench(args: argparse.Namespace, runner: Runner) -> Outcome:
 
 
 def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
-	p = add('bench', cmd_bench, 'benchmarks: cycles per user access, syscalls baseline '
-		'against converted, code size and LFENCEs, checker time; writes reports/bench/')
+	p = add('bench', cmd_bench, 'benchmarks: region entry on this CPU, cycles per user '
+		'access, syscalls baseline against converted, code size and LFENCEs, checker '
+		'time; writes reports/bench/')
 	p.add_argument('--section', action='append', choices=SECTIONS,
 		       help='run only this section (repeatable; default: all)')
 	p.add_argument('--iterations', type=int,
@@ -48,6 +50,12 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 		       help=f'calls per syscall per boot (default {BenchRequest.syscall_iterations})')
 	p.add_argument('--rounds', type=int,
 		       help=f'interleaved boot pairs (default {BenchRequest.rounds})')
+	p.add_argument('--native-rounds', type=int,
+		       help=f'rounds over the native sequences (default {BenchRequest.native_rounds})')
+	p.add_argument('--native-regions', type=int,
+		       help=f'regions per timed native call (default {BenchRequest.native_regions})')
+	p.add_argument('--native-warmup', type=int,
+		       help=f'native rounds not kept (default {BenchRequest.native_warmup})')
 	p.add_argument('--quick', action='store_true',
 		       help='tiny counts, no tools section, written to build/results/bench/quick')
 	p.add_argument('--out', type=Path, help='output directory (default reports/bench)')
