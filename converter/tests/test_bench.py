@@ -346,6 +346,24 @@ class ReadmeTest(unittest.TestCase):
 		self.assertIn('native masked/checked read_1 x0.27', readme.headline(data))
 
 
+class CarryOverTest(unittest.TestCase):
+	def test_a_section_run_keeps_the_others(self) -> None:
+		import json
+		with tempfile.TemporaryDirectory() as tmp:
+			previous = Path(tmp) / 'bench.json'
+			previous.write_text(json.dumps({
+				'date': 'old', 'converted_commit': 'abc', 'native': {'x': 1},
+				'access': {'y': 2}, 'records': {'access': {'accelerator': 'tcg'},
+								 'native': {}}}))
+			data: dict = {'date': 'new', 'records': {}}
+			run.carry_over(previous, data, ('native',))
+			run.carry_over(Path(tmp) / 'missing.json', data, ('native',))
+		self.assertNotIn('native', data)
+		self.assertEqual({'y': 2}, data['access'])
+		self.assertEqual({'accelerator': 'tcg', 'date': 'old', 'converted_commit': 'abc'},
+				 data['records']['access'])
+
+
 class RenderTest(unittest.TestCase):
 	def test_render_rewrites_readme_from_json(self) -> None:
 		import json

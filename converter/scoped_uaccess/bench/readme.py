@@ -25,6 +25,12 @@ def readme(data: dict) -> str:
 	       f'{data["wall_seconds"]:.0f} s. Converted kernel: build/linux HEAD '
 	       f'{data.get("converted_commit", "?")[:12]} (tag `baseline` plus the series '
 	       'in `patches/`).', '']
+	kept = [f'{name} ({rec.get("date")}, HEAD {(rec.get("converted_commit") or "?")[:12]})'
+		for name, rec in data['records'].items()
+		if name not in req.get('sections', []) and rec.get('date')]
+	if kept:
+		out += ['Sections kept from earlier runs (`--section` reran the others): '
+			+ ', '.join(kept) + '.', '']
 	out += _native(data)
 	access, rec = data.get('access'), data['records'].get('access', {})
 	if access:

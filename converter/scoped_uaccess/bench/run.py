@@ -91,6 +91,8 @@ def run_bench(runner: Runner, request: BenchRequest) -> dict:
 	}
 	if {'native', 'syscall', 'access', 'code'} & set(request.sections):
 		data['converted_commit'] = prepare_worktrees(runner, request)
+	if not runner.dry_run:
+		carry_over(request.out / 'bench.json', data, request.sections)
 	if 'code' in request.sections and 'syscall' not in request.sections and request.build:
 		# The syscall section builds both userspace kernels; code needs them too.
 		_build_userspace_kernels(runner, request)
@@ -100,7 +102,7 @@ def run_bench(runner: Runner, request: BenchRequest) -> dict:
 			    ('access', run_access), ('tools', run_tools)):
 		if section not in request.sections:
 			continue
-		record: dict = {}
+		record: dict = {'date': data['date'], 'converted_commit': data.get('converted_commit')}
 		start = time.monotonic()
 		data[section] = fn(runner, request, record)
 		record['seconds'] = round(time.monotonic() - start, 1)
@@ -115,6 +117,26 @@ def run_bench(runner: Runner, request: BenchRequest) -> dict:
 		runner.say(f'bench: wrote {_rel(request.out / "bench.json")} and '
 			   f'{_rel(request.out / "README.md")}')
 	return data
+
+
+def carry_over(previous: Path, data: dict, sections: tuple[str, ...]) -> None:
+	"""Keeps the sections of an earlier run that this one does not redo, so
+	that `--section S` updates S in reports/bench/ and leaves the rest; each
+	kept record says when and on which commit it was measured."""
+	try:
+		old = json.loads(previous.read_text())
+	except (OSError, ValueError):
+		return
+	for section in SECTIONS:
+		if section in sections or section not in old:
+			continue
+		data[section] = old[section]
+		record = dict(old.get('records', {}).get(section, {}))
+		record.setdefault('date', old.get('date'))
+		record.setdefault('converted_commit', old.get('converted_commit'))
+		data['records'][section] = record
+	if 'native' in data and 'native' not in sections:
+		data['native']['estimate'] = estimates(data['native'], data.get('code'))
 
 
 def render(out: Path) -> Path:
