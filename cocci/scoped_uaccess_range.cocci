@@ -11,8 +11,10 @@
 /// Messages:
 ///   file:line:col-col: ERROR|WARNING: [class] function(): what is wrong
 ///  [range]           an accessor address not based on the begin pointer
-///  [masked-pointer]  masked_user_access_begin()'s result discarded, or
-///                    the unmasked pointer used inside the region
+///  [masked-pointer]  masked_user_access_begin()'s result discarded (a
+///                    bare call, a cast to void, or stored in a variable no
+///                    accessor of the region uses), or the unmasked pointer
+///                    used inside the region
 ///
 /// The other scoped_uaccess_*.cocci scripts check the rest of the API.
 ///
@@ -82,7 +84,7 @@ BEGINS = {**OPEN_BEGINS, **MASKED_BEGINS}
 def reset():
 	"""Per-file state: Coccinelle runs the rules file by file."""
 	global FINDINGS, BEGIN_AT, ACC, ALIASES, SCOPE_ALIASES, MASKED, SCOPE_PTR
-	global SCOPE_CALLS, OPEN_LABELS
+	global SCOPE_CALLS, OPEN_LABELS, MASKED_USE
 	FINDINGS = {}
 	BEGIN_AT = {}		# begin position -> (begin, pointer)
 	ACC = {}		# accessor position -> (address, label)
@@ -92,6 +94,8 @@ def reset():
 	SCOPE_PTR = {}		# scope position -> its pointer
 	SCOPE_CALLS = []	# (scope, its position, accessor, position)
 	OPEN_LABELS = {}	# label -> [(function, begin position)]
+	MASKED_USE = {}		# masked begin position -> [position, whether an
+				# accessor of its region used the result]
 
 reset()
 
@@ -295,6 +299,8 @@ def region_access(pb, f, px, scope=None):
 		if res is not None and chain(res) != chain(arg):
 			unmasked = base_paths(func, arg)
 			ptr = res
+			use = MASKED_USE.setdefault(key(pb), [pb, False])
+			use[1] = use[1] or bool(based_on(addr, base_paths(func, res)))
 	ok = based_on(addr, base_paths(func, ptr, scope=bool(scope)))
 	if ok:
 		return
@@ -444,12 +450,17 @@ res << masked_decl.res;
 @@
 MASKED[key(pm[0])] = (res, ptr)
 
+// Every spelling of throwing the result away: a bare call, a cast to void.
 @masked_discarded depends on api@
 identifier m;
 expression ptr;
 position pm : script:python(m) { m in MASKED_BEGINS };
 @@
+(
 m@pm(ptr);
+|
+ (void)m@pm(ptr);
+)
 
 @script:python@
 m << masked_discarded.m;
@@ -546,6 +557,8 @@ res = B@pb(ptr);
 T resid = B@pb(ptr);
 |
 B@pb(ptr);
+|
+ (void)B@pb(ptr);
 )
 ... when != ANY_E()
     when != ANY_B(...)
@@ -589,6 +602,20 @@ pf << label_acc.pf;
 for func, pb in OPEN_LABELS[L]:
 	if key(pf[0]) in ACC:
 		region_access(pb, f, pf[0])
+
+@script:python depends on api@
+@@
+# The result stored where no accessor of the region looks: discarded
+# as surely as by a bare call.  Reported at the begin, besides the
+# accessors that use the unmasked pointer.
+for k in sorted(MASKED_USE):
+	pb, used = MASKED_USE[k]
+	if not used:
+		res, arg = MASKED[k]
+		finding(pb, 'ERROR', 'masked-pointer',
+			'result of %s(%s) stored in %s, which no accessor of the '
+			'region uses: the accesses bypass the mask'
+			% (BEGIN_AT[k][0], pretty(arg), pretty(res)))
 
 // ---- Output: report, org, context ---------------------------------------
 
