@@ -6,17 +6,21 @@
 /// or opened and closed by a scoped_user_{read,write,rw}_access{,_size}()
 /// scope.  An accessor unsafe_*(..., label) jumps to label on a fault.
 /// Messages:
-///   file:line:col-col: ERROR: [class] function(): what is wrong
+///   file:line:col-col: ERROR|WARNING: [class] function(): what is wrong
 ///  [mode-mismatch]   region begun in one mode, ended in another
 ///  [missing-end]     a path from a successful begin leaves the function,
 ///                    or the fault path of an accessor does, with no end
 ///  [nesting]         a region or scope opened inside another one
+///  [conditional-region] (WARNING) a begin that runs only under another
+///                    condition, if (c && !begin(...)), with ends under
+///                    conditions of their own: correct only if they agree
+///                    on every path; the message names both conditions
 ///
 /// MODE=patch replaces the end of a mode mismatch where every begin that
 /// reaches that end agrees on the mode; everything else needs a human.
 /// The other scoped_uaccess_*.cocci scripts check the rest of the API.
 ///
-// Confidence: High
+// Confidence: High for ERROR, Moderate for WARNING
 // Copyright: (C) 2026 Seed 856ff4c8 maintainers
 // Comments:
 //  Deliberate limits, each a possible false negative, none a false
@@ -30,6 +34,11 @@
 //  - A return on a fault path is checked; a void function falling off its
 //    end after a fault label is not.
 //  - masked_user_access_begin() of 6.12 has no mode: any end fits it.
+//  - A conditional region, if (c && !user_read_access_begin(p, n)) ...
+//    if (c) user_read_access_end(), is reported as that and not checked
+//    further: whether c holds at the end as it did at the begin is a
+//    question of the values on each path.  Upstream splits such a
+//    function (objtool: "redundant UACCESS disable").
 //  Known false positives: none.
 // Options: --no-includes --include-headers
 
@@ -87,7 +96,7 @@ OPENERS = set(BEGINS) | set(INLINE_SCOPES)	# nesting when called in a region
 def reset():
 	"""Per-file state: Coccinelle runs the rules file by file."""
 	global FINDINGS, BEGIN_AT, LABEL_AT, SCOPE_CALLS, OPEN_LABELS, END_MODES
-	global ME_RET
+	global ME_RET, COND_BEGINS
 	FINDINGS = {}
 	BEGIN_AT = {}		# begin position -> begin name
 	LABEL_AT = {}		# accessor position -> its fault label
@@ -95,6 +104,8 @@ def reset():
 	OPEN_LABELS = {}	# label -> [(function, begin position, via)]
 	END_MODES = {}		# end position -> modes of the begins reaching it
 	ME_RET = set()		# begins with a missing end found at a return
+	COND_BEGINS = {}	# conditional begin position -> (position,
+				# begin, its condition, [(end, condition, position)])
 
 reset()
 
@@ -154,6 +165,10 @@ def region_call(b, pb, f, px, via=None):
 	elif f in OPENERS:
 		finding(px, 'ERROR', 'nesting', '%s() inside the region begun with %s() on %s%s'
 			% (f, b, where(pb), through))
+
+def cond(c):
+	"""A condition as the kernel spells it: spatch prints ! kbuf."""
+	return str(c).replace('! ', '!')
 
 def open_call(pb, f, px):
 	"""The call f at px runs with the open-coded region begun at pb open;
@@ -522,6 +537,68 @@ pb << pos_unended.pb;
 if key(pb[0]) not in ME_RET:
 	finding(pb[0], 'ERROR', 'missing-end',
 		'the region begun with %s() here is never ended' % BEGIN_AT[key(pb[0])])
+
+// ---- conditional-region -------------------------------------------------
+// A begin behind another condition of an &&: the region is open only
+// when that condition holds, and its ends must run under the same one.
+
+@cond_begin depends on api@
+identifier B : script:python() { B in OPEN_BEGINS };
+expression C, ptr, n;
+position pb;
+statement S;
+@@
+(
+if (C && !B@pb(ptr, n)) S
+|
+if (C && unlikely(!B@pb(ptr, n))) S
+|
+if (unlikely(C && !B@pb(ptr, n))) S
+)
+
+@script:python@
+C << cond_begin.C;
+pb << cond_begin.pb;
+@@
+COND_BEGINS[key(pb[0])] = (pb[0], BEGIN_AT[key(pb[0])], cond(C), [])
+
+// The ends under a condition after a conditional begin, fault labels
+// included: not a path rule, the label after an accessor is reached by
+// no path spatch sees.
+@cond_end depends on cond_begin@
+expression C2;
+identifier e;
+position pe : script:python(e) { e in ENDS };
+@@
+if (C2) e@pe();
+
+@script:python@
+e << cond_end.e;
+C2 << cond_end.C2;
+pe << cond_end.pe;
+@@
+for pb, b, c, ends in COND_BEGINS.values():
+	if pe[0].current_element == pb.current_element and \
+	   int(pe[0].line) > int(pb.line):
+		ends.append((e, cond(C2), pe[0]))
+
+@script:python depends on cond_begin@
+@@
+# Python: the message lists every end with its condition.
+for k in sorted(COND_BEGINS):
+	pb, b, c, ends = COND_BEGINS[k]
+	if ends:
+		said = ', '.join('%s() on %s only when %s' % (e, where(pe), c2)
+				 for e, c2, pe in sorted(ends, key=lambda t: int(t[2].line)))
+		finding(pb, 'WARNING', 'conditional-region',
+			'%s() here runs only when %s, and %s: the region is right only '
+			'if these conditions agree on every path; split the function'
+			% (b, c, said))
+	else:
+		finding(pb, 'WARNING', 'conditional-region',
+			'%s() here runs only when %s, and no end depends on a '
+			'condition: the region is right only if every end runs '
+			'when %s; split the function' % (b, c, c))
 
 // ---- Output: report, org, context, patch ---------------------------------
 
