@@ -43,6 +43,8 @@ DEFCONFIG = 'x86_64_defconfig'
 ENABLE = ('KVM', 'KVM_INTEL', 'DRM_I915', 'IA32_EMULATION', 'IO_URING', 'KUNIT',
 	  'SCOPED_UACCESS_KUNIT_TEST')
 DISABLE = ('X86_KERNEL_IBT',)
+CONVERTED_TREE = paths.BUILD / 'wt-validate-converted'
+PATCHED_OUT = paths.OUT / 'validate-x86_64'
 
 
 @dataclass
@@ -111,6 +113,15 @@ def _progress(runner: Runner, objects: list[str]):
 	return sink
 
 
+def build_in(runner: Runner, srctree: Path, out: Path, sources: list[str], jobs: int,
+	     log: Path) -> str:
+	"""The sources' objects built with sparse in out, configured from srctree."""
+	runner.say(f'sparse: building {srctree.name} objects in {out}')
+	build = kbuild.Build(srctree, out, make_options=())
+	kbuild.configure(runner, build, DEFCONFIG, ENABLE, DISABLE)
+	return build_objects(runner, build, sources, jobs, log)
+
+
 def run_sparse(runner: Runner, kdir: Path, jobs: int,
 	       results: Path = paths.RESULTS) -> SparseResult:
 	"""Builds the touched files in baseline and patched trees and compares."""
@@ -126,20 +137,23 @@ def run_sparse(runner: Runner, kdir: Path, jobs: int,
 		runner.say('sparse: note: not checked by an x86_64 build (validate builds them): '
 			   f'{" ".join(result.other_arch)}')
 	runner.say(f'sparse: checking {len(result.files)} file(s): {" ".join(result.files)}')
-	baseline_tree = worktree.baseline_worktree(runner, kdir)
 	if not runner.dry_run:
 		results.mkdir(parents=True, exist_ok=True)
-	outputs = {}
-	for name, srctree in (('baseline', baseline_tree), ('patched', kdir)):
-		out = paths.OUT / f'sparse-{name}'
-		runner.say(f'sparse: building {name} objects in {out}')
-		build = kbuild.Build(srctree, out)
-		kbuild.configure(runner, build, DEFCONFIG, ENABLE, DISABLE)
-		outputs[name] = build_objects(runner, build, result.files, jobs,
-					      results / f'sparse-{name}.log')
-	trees = (kdir, baseline_tree)
-	result.baseline = kbuild.parse_diagnostics(outputs['baseline'], trees)
-	result.patched = kbuild.parse_diagnostics(outputs['patched'], trees)
+	# The series' objects are built where validate builds its x86_64
+	# objects (the same worktree at HEAD, config and directory), so that
+	# neither prepares an out-of-tree build the other has prepared.
+	patched_tree = worktree.worktree(runner, kdir, CONVERTED_TREE, worktree.head(runner, kdir))
+	patched = build_in(runner, patched_tree, PATCHED_OUT, result.files, jobs,
+			   results / 'sparse-patched.log')
+	result.patched = kbuild.parse_diagnostics(patched, (patched_tree,))
+	# Baseline only matters when the series' objects warn at all.
+	if result.patched or runner.dry_run:
+		baseline_tree = worktree.baseline_worktree(runner, kdir)
+		baseline = build_in(runner, baseline_tree, paths.OUT / 'sparse-baseline',
+				    result.files, jobs, results / 'sparse-baseline.log')
+		result.baseline = kbuild.parse_diagnostics(baseline, (baseline_tree,))
+	else:
+		runner.say('sparse: no warning in the series\' objects: the baseline is not built')
 	result.new = kbuild.new_diagnostics(result.baseline, result.patched)
 	checked = {f[:-2] + '.o' for f in result.files}
 	result.uaccess = [w for w in result.patched if w.uaccess and w.file in checked]
