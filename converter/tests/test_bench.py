@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Benchmarks: statistics, console parsing, code counting, the README; no kernel runs."""
 
+import io
 import shutil
 import struct
 import subprocess
@@ -9,9 +10,10 @@ import unittest
 from pathlib import Path
 
 from support import DATA, TESTCASES
-from scoped_uaccess.bench import code, common, native, readme, run, syscall, tools
+from scoped_uaccess.bench import code, common, elfobj, native, readme, run, syscall, tools
 from scoped_uaccess.bench import access as access_section
 from scoped_uaccess.cocci import check, spatch
+from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.cli import main as cli
 
@@ -287,6 +289,53 @@ class NativeTest(unittest.TestCase):
 		self.assertTrue(all(len(t) == 3 for t in parsed.ticks.values()))
 		figures = native.native_figures({'baseline': parsed})
 		self.assertEqual(6, len(figures['ratio_masked_over_checked']))
+
+
+class TreeWideTest(unittest.TestCase):
+	"""The tree-wide count of the code section, on the native stand-in object
+	(its alternatives are encoded as the kernel's; SMAP is feature 100 there)."""
+
+	def test_cpu_feature_from_the_header(self) -> None:
+		header = ('#define X86_FEATURE_SMAP\t\t( 9*32+20) /* "smap" */\n'
+			  '#define X86_FEATURE_LFENCE_RDTSC\t(20*32+ 2) /* x */\n')
+		self.assertEqual(308, elfobj.cpu_feature(header, 'SMAP'))
+		self.assertEqual(642, elfobj.cpu_feature(header, 'LFENCE_RDTSC'))
+		with self.assertRaises(ValueError):
+			elfobj.cpu_feature(header, 'SMEP')
+
+	def test_compiled_objects_skip_composites_and_non_kernel_code(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			build = Path(tmp)
+			for rel, cmd in (('kernel/exit.o', 'gcc -Wp,-MMD -c -o kernel/exit.o'),
+					 ('fs/ext4/ext4.o', 'ld -m elf_x86_64 -r -o fs/ext4/ext4.o'),
+					 ('vmlinux.o', 'ld -r -o vmlinux.o'),
+					 ('arch/x86/boot/a20.o', 'gcc -m16 -c -o a20.o')):
+				obj = build / rel
+				obj.parent.mkdir(parents=True, exist_ok=True)
+				obj.write_bytes(b'')
+				(obj.parent / f'.{obj.name}.cmd').write_text(f'savedcmd_{rel} := {cmd}\n')
+			self.assertEqual(['kernel/exit.o'], code.compiled_objects(build))
+
+	@unittest.skipUnless(shutil.which('gcc') and shutil.which('objdump'), 'needs gcc, objdump')
+	def test_regions_and_lfences_of_an_object(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			obj = Path(tmp) / 'stub_regions.o'
+			subprocess.run(['gcc', '-O2', '-c', '-o', str(obj),
+					str(DATA / 'native' / 'stub_regions.c')], check=True)
+			self.assertIsNone(elfobj.read_object(DATA / 'native' / 'stub_regions.c'))
+			elf = elfobj.read_object(obj)
+			alts = elf.alternatives()
+			self.assertEqual(24, sum(a.feature == 100 for a in alts))	# STAC and CLAC
+			self.assertEqual(6, sum(a.replacement == elfobj.LFENCE for a in alts))
+			self.assertTrue(all(a.instrlen == 3 for a in alts))
+			runner = Runner(echo=io.StringIO())
+			found = code.region_object(runner, obj, 100)
+			self.assertIsNone(code.region_object(runner, obj, 308))	# no region of that feature
+		self.assertEqual(12, found.regions)
+		# The checked sequences' LFENCEs, each in the function that holds it.
+		self.assertEqual(6, sum(found.lfence.values()))
+		self.assertTrue(all(name.startswith('native_checked_') for name in found.lfence))
+		self.assertGreater(found.text_bytes, 0)
 
 
 class ToolsTest(unittest.TestCase):

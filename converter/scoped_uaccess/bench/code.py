@@ -7,8 +7,9 @@ import struct
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Optional
 
+from scoped_uaccess.bench import elfobj
 from scoped_uaccess.bench.common import BenchRequest, _rel
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
@@ -280,4 +281,129 @@ def run_code(runner: Runner, request: BenchRequest, record: dict) -> dict:
 	}
 	runner.say(f'bench[code]: {len(objects)} objects, {len(functions)} functions changed: '
 		   f'{total_delta:+d} bytes, LFENCE {figures["lfence_before"]} -> {figures["lfence_after"]}')
+	figures['tree'] = tree_wide(runner, (request.baseline_tree, request.series_tree),
+				    (base_dir, conv_dir))
+	record['tree_command'] = ('converter/scoped-uaccess bench --section code: every object '
+				  'compiled into build/out/user-{baseline,series} whose '
+				  '.altinstructions patch a STAC (X86_FEATURE_SMAP), LFENCEs '
+				  'from its .altinstructions and `objdump -d OBJ`')
+	return figures
+
+
+# Objects of the build that are not kernel code of the image, or that
+# repeat other objects (vmlinux.o links them all; the bench's own object).
+_NOT_KERNEL_CODE = ('vmlinux.o', 'arch/x86/boot/', 'arch/x86/realmode/', 'arch/x86/entry/vdso/',
+		    'native_regions/', 'scripts/', 'tools/')
+
+
+def compiled_objects(build_dir: Path) -> list[str]:
+	"""Objects the compiler made (their kbuild .cmd holds a `-c` command), not
+	the `ld -r` or archive composites of them."""
+	found = []
+	for cmd in build_dir.rglob('.*.o.cmd'):
+		obj = cmd.parent / cmd.name[1:-4]
+		rel = str(obj.relative_to(build_dir))
+		if rel.startswith(_NOT_KERNEL_CODE) or rel.endswith('.mod.o') or not obj.is_file():
+			continue
+		with cmd.open(errors='replace') as f:
+			first = f.readline()
+		if ' -c ' in first:
+			found.append(rel)
+	return sorted(found)
+
+
+@dataclass
+class RegionObject:
+	"""What the tree-wide count needs of one object."""
+	regions: int			# STAC sites: region entries in the code
+	lfence: dict[str, int]		# function -> LFENCE sites (own code and alternatives)
+	text_bytes: int
+	function_bytes: dict[str, int]
+
+
+def region_object(runner: Runner, path: Path, smap: int) -> Optional[RegionObject]:
+	"""The object's regions and LFENCE sites, None when it has no region."""
+	obj = elfobj.read_object(path)
+	if obj is None:
+		return None
+	alts = obj.alternatives()
+	regions = sum(1 for a in alts if a.feature == smap and a.replacement == elfobj.STAC)
+	if not regions:
+		return None
+	functions = obj.functions()
+	lfence: dict[str, int] = {}
+
+	def owner(section: str, offset: int) -> str:
+		return next((name for name, (sec, start, size) in functions.items()
+			     if sec == section and start <= offset < start + max(size, 1)),
+			    f'{section}+{offset:#x}')
+	for a in alts:
+		if elfobj.LFENCE in a.replacement:
+			name = owner(a.section, a.offset)
+			lfence[name] = lfence.get(name, 0) + a.replacement.count(elfobj.LFENCE)
+	disassembly = runner.run(Command(('objdump', '-d', str(path)), mutates=False),
+				 Output.CAPTURE, check=False).output
+	for name, n in lfence_by_function(disassembly).items():
+		if n:
+			lfence[name] = lfence.get(name, 0) + n
+	return RegionObject(regions, lfence, obj.text_bytes(),
+			    {name: size for name, (_, _, size) in functions.items()})
+
+
+def tree_wide(runner: Runner, kdirs: tuple[Path, Path], builds: tuple[Path, Path]) -> dict:
+	"""LFENCE sites and bytes of every x86_64 object with a user access region,
+	baseline against converted; per function where the LFENCE count changes."""
+	sides = []
+	for kdir, build in zip(kdirs, builds):
+		smap = elfobj.cpu_feature((kdir / 'arch/x86/include/asm/cpufeatures.h').read_text(),
+					  'SMAP')
+		objects = compiled_objects(build)
+		runner.say(f'bench[code]: tree-wide: {len(objects)} objects of {_rel(build)}')
+		found = {}
+		for rel in objects:
+			if (r := region_object(runner, build / rel, smap)) is not None:
+				found[rel] = r
+		sides.append(found)
+	before, after = sides
+	union = sorted(before.keys() | after.keys())
+	# Code bytes compare the objects both builds compile (the series adds
+	# its KUnit suite), also where one side has no region left.
+	common = [rel for rel in union if all((b / rel).is_file() for b in builds)]
+	text = [{rel: side[rel].text_bytes if rel in side
+		 else elfobj.read_object(build / rel).text_bytes() for rel in common}
+		for side, build in zip(sides, builds)]
+
+	def total(side: dict[str, RegionObject], what: str) -> int:
+		return sum(getattr(r, what) if what != 'lfence' else sum(r.lfence.values())
+			   for r in side.values())
+	functions = {}
+	for rel in union:
+		b, a = before.get(rel), after.get(rel)
+		lb, la = (b.lfence if b else {}), (a.lfence if a else {})
+		for name in sorted(lb.keys() | la.keys()):
+			if lb.get(name, 0) != la.get(name, 0):
+				functions[f'{rel}:{name}'] = {
+					'object': rel, 'function': name,
+					'lfence_before': lb.get(name, 0), 'lfence_after': la.get(name, 0),
+					'bytes_before': b.function_bytes.get(name) if b else None,
+					'bytes_after': a.function_bytes.get(name) if a else None}
+	figures = {
+		'objects_before': len(before), 'objects_after': len(after),
+		'regions_before': total(before, 'regions'), 'regions_after': total(after, 'regions'),
+		'lfence_before': total(before, 'lfence'), 'lfence_after': total(after, 'lfence'),
+		'lfence_bytes_before': elfobj.LFENCE_BYTES * total(before, 'lfence'),
+		'lfence_bytes_after': elfobj.LFENCE_BYTES * total(after, 'lfence'),
+		'text_bytes_before': sum(text[0].values()), 'text_bytes_after': sum(text[1].values()),
+		'text_bytes_objects': len(common),
+		'objects_one_side': sorted(set(union) - set(common)),
+		'lfence_functions': functions,
+		'objects': {rel: {'regions_before': before[rel].regions if rel in before else 0,
+				  'regions_after': after[rel].regions if rel in after else 0,
+				  'lfence_before': sum(before[rel].lfence.values()) if rel in before else 0,
+				  'lfence_after': sum(after[rel].lfence.values()) if rel in after else 0}
+			    for rel in union},
+	}
+	runner.say(f'bench[code]: tree-wide: {len(union)} objects with a region, LFENCE '
+		   f'{figures["lfence_before"]} -> {figures["lfence_after"]}, text bytes '
+		   f'{figures["text_bytes_before"]} -> {figures["text_bytes_after"]}')
 	return figures

@@ -135,6 +135,7 @@ def readme(data: dict) -> str:
 		out += ['', 'The API headers themselves (`include/linux/uaccess.h`, '
 			'`arch/x86/include/asm/uaccess.h`) are left out: the series changes them for '
 			'every user, which is not a conversion.', '']
+		out += _tree_wide(code.get('tree'), rec)
 	tools, rec = data.get('tools'), data['records'].get('tools', {})
 	if tools:
 		out += ['## 5. Tools', '',
@@ -271,6 +272,48 @@ def _native(data: dict) -> list[str]:
 		   'an error register after each load, as the kernel built with it does; a '
 		   'compiler with working asm goto outputs saves that test in both begins alike.'
 		   if base.get('asm_goto_output_broken') else '.'), '']
+	return out
+
+
+def _tree_wide(tree: Optional[dict], rec: dict) -> list[str]:
+	"""Section 4, second part: every object with a user access region."""
+	if not tree:
+		return []
+	out = ['### Every object with a user access region', '',
+	       'Every object compiled into the two builds (not the composites that link them, '
+	       'not boot, real-mode or vDSO code) whose `.altinstructions` patch a STAC '
+	       '(`X86_FEATURE_SMAP`, from the tree\'s `cpufeatures.h`): that is, every object '
+	       'that opens a user access region, converted or not. LFENCE sites are the '
+	       '`barrier_nospec()` alternatives plus the LFENCE instructions of `objdump -d`; '
+	       'bytes are 3 per LFENCE, and the executable sections of those objects '
+	       f'(`.altinstr_replacement` aside). Command: {rec.get("tree_command")}.', '',
+	       '| | baseline | converted |', '|---|---|---|',
+	       f'| objects with a region | {tree["objects_before"]} | {tree["objects_after"]} |',
+	       f'| region entries (STAC sites) | {tree["regions_before"]} | {tree["regions_after"]} |',
+	       f'| LFENCE sites | {tree["lfence_before"]} | {tree["lfence_after"]} |',
+	       f'| LFENCE bytes | {tree["lfence_bytes_before"]} | {tree["lfence_bytes_after"]} |',
+	       f'| code bytes of the {tree.get("text_bytes_objects")} of them both builds compile | '
+	       f'{tree["text_bytes_before"]} | '
+	       f'{tree["text_bytes_after"]} ({tree["text_bytes_after"] - tree["text_bytes_before"]:+d}) |',
+	       '']
+	if tree.get('objects_one_side'):
+		out += ['Compiled in one build only (not in the code bytes): '
+			+ ', '.join(f'`{o}`' for o in tree['objects_one_side'])
+			+ '.', '']
+	functions = tree.get('lfence_functions', {})
+	if functions:
+		out += ['Functions whose LFENCE count changes:', '',
+			'| object | function | LFENCE before | after | bytes before | after |',
+			'|---|---|---|---|---|---|']
+		for f in functions.values():
+			out.append(f'| {f["object"]} | {f["function"]} | {f["lfence_before"]} | '
+				   f'{f["lfence_after"]} | {_fmt(f["bytes_before"], 0)} | '
+				   f'{_fmt(f["bytes_after"], 0)} |')
+		out.append('')
+	remaining = [(rel, o) for rel, o in tree.get('objects', {}).items() if o['lfence_after']]
+	if remaining:
+		out += ['LFENCE sites left after the series, per object: ' + ', '.join(
+			f'{rel} {o["lfence_after"]}' for rel, o in remaining) + '.', '']
 	return out
 
 

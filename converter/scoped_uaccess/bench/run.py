@@ -17,7 +17,8 @@ for reports/bench/bench.json:
            baseline and the converted kernel, boots interleaved; the ratio
            converted/baseline per round.
   code     scripts/bloat-o-meter and LFENCE sites per function of the
-           objects the series changes, baseline against converted.
+           objects the series changes, baseline against converted; LFENCE
+           sites and bytes of every object with a user access region.
   tools    the checker over the tree (what `make report` runs) against a
            trivial spatch rule over the same files with the same options,
            and the converter.
