@@ -171,6 +171,21 @@ SYSCALL_PATHS = (
 	SyscallPath('recvmsg, per control message', ('put_cmsg',), 1, 'write_8',
 		    'net/core/scm.c put_cmsg(): one write region per message, '
 		    '3 unsafe_put_user() and the data'),
+	SyscallPath('getdents64, per directory entry', ('filldir64',), 1, 'write_8',
+		    'fs/readdir.c filldir64(): one write region per entry, '
+		    '4 unsafe_put_user() and the name'),
+	SyscallPath('poll', ('do_sys_poll',), 1, 'write_8',
+		    'fs/select.c do_sys_poll(): one write region for the revents of '
+		    'every block of pollfds (one block up to 30 fds)'),
+	SyscallPath('readv, writev', ('copy_iovec_from_user',), 1, 'read_2',
+		    'lib/iov_iter.c copy_iovec_from_user(): one read region, '
+		    '2 unsafe_get_user() per iovec'),
+	SyscallPath('signal delivery (x86_64)', ('x64_setup_rt_frame',), 1, 'write_8',
+		    'arch/x86/kernel/signal_64.c x64_setup_rt_frame(): one region per '
+		    'signal delivered'),
+	SyscallPath('return to user after a migration, with rseq', ('__rseq_handle_notify_resume',),
+		    1, 'write_8', 'kernel/rseq.c rseq_update_cpu_node_id(): one write region, '
+		    '4 unsafe_put_user()'),
 )
 
 

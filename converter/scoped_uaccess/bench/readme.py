@@ -252,8 +252,8 @@ def _native(data: dict) -> list[str]:
 				   f'{lf} | {e["where"]} |')
 		out += ['', 'Not listed: pselect6 (its region was masked in 6.12 already), the futex '
 			'value reads (6.12\'s out-of-line `__get_user_4` masks and has no LFENCE; '
-			'the series inlines it, which saves the call only), getdents64 (filldir64 '
-			'is not converted).']
+			'the series inlines it, which saves the call only). The paths that '
+			'keep an LFENCE (section 4 lists them) are not converted.']
 	out += ['', '**What limits these numbers.** TSC cycles are not core cycles: the TSC '
 		'ticks at a constant rate while the core clock may boost. '
 		+ ('The CPU reports `hypervisor`: this is a virtual machine, whose instructions '
