@@ -86,6 +86,8 @@ ARCHES: dict[str, Arch] = {a.name: a for a in (
 	# link against Debian's ppc64el cross libc (POWER8 and up).
 	Arch('powerpc', 'powerpc', 'powerpc64le-linux-gnu-', 'gcc-powerpc64le-linux-gnu',
 	     qemu=_PPC64_QEMU, user_packages=('libc6-dev-ppc64el-cross',)),
+	# 32-bit powerpc (e500: SPE, whose emulation align.c has; KUAP).
+	Arch('powerpc32', 'powerpc', 'powerpc-linux-gnu-', 'gcc-powerpc-linux-gnu'),
 	Arch('riscv', 'riscv', 'riscv64-linux-gnu-', 'gcc-riscv64-linux-gnu'),
 )}
 
