@@ -233,6 +233,12 @@ class NativeTest(unittest.TestCase):
 		self.assertEqual(16.0, rows['waitid']['saved_cycles_median'])
 		self.assertEqual((1, 0), (rows['waitid']['lfence_before'], rows['waitid']['lfence_after']))
 		self.assertIsNone(rows['readdir (old, one entry per call)']['lfence_before'])
+		code_data['tree'] = {'lfence_functions': {'lib/iov_iter.o:copy_iovec_from_user': {
+			'function': 'copy_iovec_from_user', 'lfence_before': 1, 'lfence_after': 0}}}
+		figures['saved_cycles_per_region']['read_2'] = {'median': 1.0, 'min': 1.0}
+		rows = native.estimates(figures, code_data)
+		self.assertEqual((1, 0), (rows['readv, writev']['lfence_before'],
+					  rows['readv, writev']['lfence_after']))
 		self.assertNotIn('futex(FUTEX_WAKE_OP)', rows)		# write_1 not measured here
 
 	def test_same_code_compares_instructions_not_addresses(self) -> None:

@@ -204,8 +204,11 @@ def estimates(figures: dict, code: Optional[dict]) -> dict:
 		       'saved_cycles_median': _round(path.regions * s['median']),
 		       'saved_cycles_min': _round(path.regions * s['min'])}
 		if code:
-			found = [f for f in code.get('functions', {}).values()
-				 if f['function'] in path.functions]
+			# The converted objects' table, else the tree-wide one.
+			found = ([f for f in code.get('functions', {}).values()
+				  if f['function'] in path.functions]
+				 or [f for f in code.get('tree', {}).get('lfence_functions', {}).values()
+				     if f['function'] in path.functions])
 			row['lfence_before'] = sum(f['lfence_before'] for f in found) if found else None
 			row['lfence_after'] = sum(f['lfence_after'] for f in found) if found else None
 		rows[path.syscall] = row

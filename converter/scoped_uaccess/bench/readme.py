@@ -29,8 +29,8 @@ def readme(data: dict) -> str:
 		for name, rec in data['records'].items()
 		if name not in req.get('sections', []) and rec.get('date')]
 	if kept:
-		out += ['Sections kept from earlier runs (`--section` reran the others): '
-			+ ', '.join(kept) + '.', '']
+		out += [f'This run redid {", ".join(req.get("sections", []))} (`--section`); kept '
+			'from earlier runs: ' + ', '.join(kept) + '.', '']
 	out += _native(data)
 	access, rec = data.get('access'), data['records'].get('access', {})
 	if access:
