@@ -32,6 +32,9 @@
 //    masked region, and at the textually first accessor of a scope; a
 //    masked begin in a declaration, T *u = masked_user_access_begin(p);,
 //    is not checked.
+//  - A scope whose body is, without braces, one do-while or switch
+//    statement is not looked into (one call, if, if-else, for or
+//    while is: the rules match the body by its kind).
 //  Known false positives:
 //  - masked-range: struct members beyond one page (&p->big[4096]) are not
 //    seen; an index that is not a loop counter starting at 0 is reported
@@ -409,18 +412,48 @@ for p in pa:
 // Accessors in a scope body, one match per call: a nest binding
 // the calls of a scope costs spatch time exponential in their number.
 // They belong to the scope, not to a region around it: vetoed below.
+// An unbraced body is one call (spatch's braces isomorphism lets the
+// braced pattern match it) or one if, if-else, for or while statement.
 @scope_call depends on api exists@
 iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
 identifier f;
 expression ptr;
 position ps;
+expression E;
+statement S1;
 position px : script:python(f) { is_accessor(f) };
 @@
+(
 it@ps(ptr, ...) {
 ... when any
 f@px(...)
 ... when any
 }
+|
+it@ps(ptr, ...) if (E) S1 else {
+... when any
+f@px(...)
+... when any
+}
+|
+it@ps(ptr, ...) if (E) {
+... when any
+f@px(...)
+... when any
+}
+|
+it@ps(ptr, ...) for (...;...;...) {
+... when any
+f@px(...)
+... when any
+}
+|
+it@ps(ptr, ...) while (E) {
+... when any
+f@px(...)
+... when any
+}
+)
 
 @script:python@
 it << scope_call.it;
@@ -428,6 +461,32 @@ ps << scope_call.ps;
 ptr << scope_call.ptr;
 f << scope_call.f;
 px << scope_call.px;
+@@
+SCOPE_CALLS.append((it, ps[0], ptr, f, px[0]))
+
+// The then branch of an unbraced scope's if-else: a rule of its own,
+// a disjunction tries it only where the else branch does not match.
+@scope_call_then depends on api exists@
+iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
+identifier f;
+expression ptr;
+position ps;
+expression E;
+statement S1;
+position px : script:python(f) { is_accessor(f) };
+@@
+it@ps(ptr, ...) if (E) {
+... when any
+f@px(...)
+... when any
+} else S1
+
+@script:python@
+it << scope_call_then.it;
+ps << scope_call_then.ps;
+ptr << scope_call_then.ptr;
+f << scope_call_then.f;
+px << scope_call_then.px;
 @@
 SCOPE_CALLS.append((it, ps[0], ptr, f, px[0]))
 
@@ -461,7 +520,7 @@ identifier ANY_B : script:python() { ANY_B in BEGINS };
 identifier ANY_E : script:python() { ANY_E in ENDS };
 identifier f, resid;
 expression ptr, n, res;
-position pb, px != scope_call.px;
+position pb, px != {scope_call.px, scope_call_then.px};
 position pf : script:python(f) { is_accessor(f) };
 statement S, S2;
 type T;
@@ -502,7 +561,7 @@ open_access(pb[0], f, pf[0])
 identifier L, f;
 identifier ANY_E : script:python() { ANY_E in ENDS };
 position pl : script:python(L) { L in OPEN_LABELS };
-position px != scope_call.px;
+position px != {scope_call.px, scope_call_then.px};
 position pf : script:python(f) { is_accessor(f) };
 @@
 L@pl:

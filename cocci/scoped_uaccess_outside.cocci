@@ -29,7 +29,10 @@
 //  - A begin tested positively, if (user_read_access_begin(p, n)) { ... },
 //    is checked inside the braces only.
 //  - Code under if (0) is not followed.
-//  Known false positives: none.
+//  Known false positives:
+//  - access-outside-region on an accessor in a scope whose body is,
+//    without braces, one do-while or switch statement: the rules match
+//    a body by its kind, and know one call, if, if-else, for and while.
 // Options: --no-includes --include-headers
 
 virtual patch
@@ -213,23 +216,77 @@ closed(L, ps[0], 'the scope on %s is rejected' % where(ps[0]))
 // Ends and accessors in a scope body, one match per call: a nest binding
 // the calls of a scope costs spatch time exponential in their number.
 // They belong to the scope, not to a region around it: vetoed below.
+// An unbraced body is one call (spatch's braces isomorphism lets the
+// braced pattern match it) or one if, if-else, for or while statement.
 @scope_call depends on api exists@
 iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
 identifier f;
 position ps;
+expression E;
+statement S1;
 position px : script:python(f) { f in ENDS or is_accessor(f) };
 @@
+(
 it@ps(...) {
 ... when any
 f@px(...)
 ... when any
 }
+|
+it@ps(...) if (E) S1 else {
+... when any
+f@px(...)
+... when any
+}
+|
+it@ps(...) if (E) {
+... when any
+f@px(...)
+... when any
+}
+|
+it@ps(...) for (...;...;...) {
+... when any
+f@px(...)
+... when any
+}
+|
+it@ps(...) while (E) {
+... when any
+f@px(...)
+... when any
+}
+)
 
 @script:python@
 it << scope_call.it;
 ps << scope_call.ps;
 f << scope_call.f;
 px << scope_call.px;
+@@
+SCOPE_CALLS.append((it, ps[0], f, px[0]))
+
+// The then branch of an unbraced scope's if-else: a rule of its own,
+// a disjunction tries it only where the else branch does not match.
+@scope_call_then depends on api exists@
+iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
+identifier f;
+position ps;
+expression E;
+statement S1;
+position px : script:python(f) { f in ENDS or is_accessor(f) };
+@@
+it@ps(...) if (E) {
+... when any
+f@px(...)
+... when any
+} else S1
+
+@script:python@
+it << scope_call_then.it;
+ps << scope_call_then.ps;
+f << scope_call_then.f;
+px << scope_call_then.px;
 @@
 SCOPE_CALLS.append((it, ps[0], f, px[0]))
 
@@ -373,7 +430,7 @@ identifier L, a;
 identifier ANY_B : script:python() { ANY_B in BEGINS };
 position pl : script:python(L) { L in CLOSED_LABELS };
 position pa : script:python(a) { is_accessor(a) };
-position px != scope_call.px;
+position px != {scope_call.px, scope_call_then.px};
 statement S0;
 @@
 L@pl:
@@ -397,7 +454,7 @@ for func, why in CLOSED_LABELS[L]:
 identifier fn, a;
 identifier ANY_B : script:python() { ANY_B in BEGINS };
 position pa : script:python(a) { is_accessor(a) };
-position px != scope_call.px;
+position px != {scope_call.px, scope_call_then.px};
 statement S0;
 @@
 fn(...) {
@@ -423,7 +480,7 @@ identifier e, a;
 identifier ANY_B : script:python() { ANY_B in BEGINS };
 position pe : script:python(e) { e in ENDS };
 position pa : script:python(a) { is_accessor(a) };
-position px != scope_call.px;
+position px != {scope_call.px, scope_call_then.px};
 statement S0;
 @@
 e@pe();

@@ -39,6 +39,9 @@
 //    further: whether c holds at the end as it did at the begin is a
 //    question of the values on each path.  Upstream splits such a
 //    function (objtool: "redundant UACCESS disable").
+//  - A scope whose body is, without braces, one do-while or switch
+//    statement is not looked into (one call, if, if-else, for or
+//    while is: the rules match the body by its kind).
 //  Known false positives: none.
 // Options: --no-includes --include-headers
 
@@ -248,23 +251,78 @@ LABEL_AT[key(pa[0])] = L
 // Ends, accessors and openers in a scope body, one match per call: a nest binding
 // the calls of a scope costs spatch time exponential in their number.
 // They belong to the scope, not to a region around it: vetoed below.
+// An unbraced body is one call (spatch's braces isomorphism lets the
+// braced pattern match it) or one if, if-else, for or while statement.
 @scope_call depends on api exists@
 iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
 identifier f;
 position ps;
+expression E;
+statement S1;
 position px : script:python(f) { f in ENDS or f in ACCESSORS or f in OPENERS };
 @@
+(
 it@ps(...) {
 ... when any
 f@px(...)
 ... when any
 }
+|
+it@ps(...) if (E) S1 else {
+... when any
+f@px(...)
+... when any
+}
+|
+it@ps(...) if (E) {
+... when any
+f@px(...)
+... when any
+}
+|
+it@ps(...) for (...;...;...) {
+... when any
+f@px(...)
+... when any
+}
+|
+it@ps(...) while (E) {
+... when any
+f@px(...)
+... when any
+}
+)
 
 @script:python@
 it << scope_call.it;
 ps << scope_call.ps;
 f << scope_call.f;
 px << scope_call.px;
+@@
+if f in OPENERS:
+	SCOPE_CALLS.append((it, ps[0], f, px[0]))
+
+// The then branch of an unbraced scope's if-else: a rule of its own,
+// a disjunction tries it only where the else branch does not match.
+@scope_call_then depends on api exists@
+iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
+identifier f;
+position ps;
+expression E;
+statement S1;
+position px : script:python(f) { f in ENDS or f in ACCESSORS or f in OPENERS };
+@@
+it@ps(...) if (E) {
+... when any
+f@px(...)
+... when any
+} else S1
+
+@script:python@
+it << scope_call_then.it;
+ps << scope_call_then.ps;
+f << scope_call_then.f;
+px << scope_call_then.px;
 @@
 if f in OPENERS:
 	SCOPE_CALLS.append((it, ps[0], f, px[0]))
@@ -290,9 +348,13 @@ iterator it2 =~ "^scoped_user_(read|write|rw)_access(_size)?$";
 position ps, px;
 statement S;
 @@
+(
 it@ps(...) {
 <+... it2@px(...) S ...+>
 }
+|
+it@ps(...) it2@px(...) S
+)
 
 @script:python@
 it << scope_nest.it;
@@ -317,7 +379,7 @@ identifier ANY_B : script:python() { ANY_B in BEGINS };
 identifier ANY_E : script:python() { ANY_E in ENDS };
 identifier f, resid;
 expression ptr, n, res;
-position pb, px != scope_call.px;
+position pb, px != {scope_call.px, scope_call_then.px};
 position pf : script:python(f) { f in ENDS or f in ACCESSORS or f in OPENERS };
 statement S, S2;
 type T;
@@ -358,7 +420,7 @@ open_call(pb[0], f, pf[0])
 identifier L, f;
 identifier ANY_E : script:python() { ANY_E in ENDS };
 position pl : script:python(L) { L in OPEN_LABELS };
-position px != scope_call.px;
+position px != {scope_call.px, scope_call_then.px};
 position pf : script:python(f) { f in ENDS or f in OPENERS };
 @@
 L@pl:
