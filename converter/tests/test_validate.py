@@ -17,8 +17,19 @@ class ValidatePlanTest(unittest.TestCase):
 		self.assertEqual(['fs/readdir.o'], plan['arm64'])
 		self.assertIn('arch/powerpc/kernel/signal_32.o', plan['powerpc'])
 		self.assertIn('kernel/futex/core.o', plan['powerpc'])
+		self.assertEqual(plan['powerpc'], plan['powerpc32'])
 		self.assertNotIn('arm', plan)
 
+	def test_align_builds_on_ppc32(self) -> None:
+		# emulate_spe() exists only with CONFIG_SPE, a 32-bit e500 option.
+		plan = validate.objects_by_arch(['arch/powerpc/kernel/align.c'])
+		self.assertEqual({'powerpc': ['arch/powerpc/kernel/align.o'],
+				  'powerpc32': ['arch/powerpc/kernel/align.o']}, plan)
+
+	def test_i915_builds_on_x86_64_only(self) -> None:
+		plan = validate.objects_by_arch(['drivers/gpu/drm/i915/i915_query.c', 'fs/select.c'])
+		self.assertEqual(['drivers/gpu/drm/i915/i915_query.o', 'fs/select.o'], plan['x86_64'])
+		self.assertEqual(['fs/select.o'], plan['arm64'])
 
 
 if __name__ == '__main__':

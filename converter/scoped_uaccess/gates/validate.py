@@ -51,16 +51,20 @@ class BuildConfig:
 
 
 ARCHES: dict[str, BuildConfig] = {b.name: b for b in (
-	# kvm and i915 are what the conversions touch beyond defconfig.
-	BuildConfig(arch_named('x86_64'), 'x86_64_defconfig',
-		    enable=('KVM', 'KVM_INTEL', 'DRM_I915', 'IA32_EMULATION', 'IO_URING'),
-		    disable=('X86_KERNEL_IBT',), owns=r'^arch/x86/'),
+	# kvm and i915 are what the conversions touch beyond defconfig; i915
+	# is x86-only (DRM_I915 depends on X86), so arm64 does not build it.
+	BuildConfig(arch_named('x86_64'), sparse.DEFCONFIG, enable=sparse.ENABLE,
+		    disable=sparse.DISABLE, owns=r'^(arch/x86/|drivers/gpu/drm/i915/)'),
 	# Files only a 32-bit x86 kernel builds.
 	BuildConfig(arch_named('i386'), 'i386_defconfig', enable=('VM86', 'X86_LEGACY_VM86'),
 		    owns=api.X86_32_ONLY),
 	BuildConfig(arch_named('arm64'), 'defconfig', owns=r'^arch/arm64/'),
 	# COMPAT builds signal_32.c on ppc64le too.
 	BuildConfig(arch_named('powerpc'), 'ppc64le_defconfig', enable=('COMPAT',),
+		    owns=r'^arch/powerpc/'),
+	# And 32-bit: emulate_spe() of align.c is built only for SPE (e500),
+	# signal_32.c's native (not compat) frames only on ppc32.
+	BuildConfig(arch_named('powerpc32'), 'mpc85xx_defconfig', enable=('SPE',),
 		    owns=r'^arch/powerpc/'),
 	BuildConfig(arch_named('arm'), 'multi_v7_defconfig', owns=r'^arch/arm/'),
 	BuildConfig(arch_named('riscv'), 'defconfig', owns=r'^arch/riscv/'),
@@ -73,7 +77,7 @@ HEADER_USERS_GENERIC = ('lib/strncpy_from_user.c', 'lib/strnlen_user.c', 'lib/us
 			'fs/select.c', 'kernel/futex/core.c')
 # The worktrees: the converted HEAD, the unconverted commit (built only to
 # compare warnings); the pristine baseline is worktree.baseline_worktree().
-CONVERTED_TREE = paths.BUILD / 'wt-validate-converted'
+CONVERTED_TREE = sparse.CONVERTED_TREE
 BASE_TREE = paths.BUILD / 'wt-validate-base'
 BASELINE_RUN = 'validate-baseline'
 
@@ -111,9 +115,11 @@ class ValidateResult:
 
 def arch_of(path: str) -> list[str]:
 	"""The architectures a touched path is compiled for."""
-	for name in ('i386', *(n for n in ARCHES if n != 'i386')):
-		if ARCHES[name].owns and re.match(ARCHES[name].owns, path):
-			return [name]
+	if re.match(ARCHES['i386'].owns, path):
+		return ['i386']
+	found = [n for n, b in ARCHES.items() if n != 'i386' and b.owns and re.match(b.owns, path)]
+	if found:
+		return found
 	if path.startswith('arch/'):
 		return []
 	return list(GENERIC_ARCHES)
