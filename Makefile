@@ -8,7 +8,10 @@
 #   make check-cocci      the checker corpus testcases/cocci
 #   make convert          the conversion series of KDIR's core series: build/results/convert/
 #   make convert-install  ... and put it into patches/ and reports/linux-<version>/
-#   make validate         build, sparse, objtool and boot the converted KDIR
+#   make validate         build, sparse, objtool and boot the converted KDIR, fault sweep
+#   make faultsweep       the fault sweep alone: build/results/faultsweep/
+#   make faultsweep-install  ... and reports/linux-<version>/faultsweep.{json,md}
+#   make faultsweep-mutate   inject bugs into one converted region, show what reports them
 #   make bench            benchmarks: reports/bench/bench.json and README.md
 #   make kunit CC=clang-14
 #   make tree FORCE=1     discard a dirty or diverged tree in KDIR
@@ -33,6 +36,7 @@ FORCE_OPT := $(if $(call truthy,$(FORCE)),--force)
 .PHONY: all deps tree kunit negative sparse checkpatch cross bisect unittest test help \
 	report check-cocci bench
 .PHONY: convert convert-install convert-regen validate
+.PHONY: faultsweep faultsweep-install faultsweep-mutate
 
 all: deps tree kunit report convert validate
 	@echo "Results: build/results/kunit-$(CC).log (console) and kunit-$(CC).json (parsed)"
@@ -88,6 +92,15 @@ convert-regen:
 
 validate:
 	$(CLI) $(GLOBAL) validate --kdir $(KDIR) --accel $(ACCEL)
+
+faultsweep:
+	$(CLI) $(GLOBAL) faultsweep --kdir $(KDIR) --accel $(ACCEL)
+
+faultsweep-install:
+	$(CLI) $(GLOBAL) faultsweep --kdir $(KDIR) --accel $(ACCEL) --install
+
+faultsweep-mutate:
+	$(CLI) $(GLOBAL) faultsweep-mutate --kdir $(KDIR) --accel $(ACCEL)
 
 test:
 	$(CLI) $(GLOBAL) test --kdir $(KDIR) --accel $(ACCEL) $(FORCE_OPT)

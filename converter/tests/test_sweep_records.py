@@ -49,7 +49,7 @@ class RecordsTest(unittest.TestCase):
 		c = console('ppc64le-converted.log')
 		self.assertTrue(c.kuap_on)
 		self.assertEqual([], c.problems(('ppc64le',), kuap=True))
-		self.assertEqual(('arch/powerpc/kernel/signal_64.c:rt_sigreturn',),
+		self.assertEqual(('arch/powerpc/kernel/signal_64.c:sys_rt_sigreturn',),
 				 c.regions[('rt_sigreturn', 'ppc64le')])
 
 	def test_kuap_required_but_not_on(self) -> None:

@@ -152,7 +152,9 @@ struct path {
 	const char *region;
 	/*
 	 * The user access regions (open-coded or scoped, as file:function,
-	 * space-separated) whose accessors the walk makes fault, per arch:
+	 * space-separated; a syscall's function is its symbol, sys_waitid,
+	 * compat_sys_waitid, as the converter names it in conversion.json)
+	 * whose accessors the walk makes fault, per arch:
 	 * x86_64, i386 (compat syscalls), ppc64le; NULL is "as x86_64", ""
 	 * none (the path reaches copy_{from,to}_user() only).  Printed as
 	 * `# sweep-region`, for the report's coverage of converted regions.
@@ -1513,7 +1515,7 @@ static const struct path paths[] = {
 	  R("", NULL, NULL),
 	  KSIGSET, 4, 0, 0, NULL, NULL, fill_sigmask, call_ppoll_sigmask },
 	{ "waitid.infop", "kernel/exit.c waitid / compat waitid siginfo write region",
-	  R("kernel/exit.c:waitid", "kernel/exit.c:compat_waitid", NULL),
+	  R("kernel/exit.c:sys_waitid", "kernel/exit.c:compat_sys_waitid", NULL),
 	  sizeof(siginfo_t), 4, 0, 0, siginfo_masks, NULL, NULL, call_waitid_infop },
 	{ "waitid.rusage", "kernel/exit.c waitid rusage (copy_to_user / put_compat_rusage)",
 	  R("", NULL, NULL),
@@ -1613,13 +1615,13 @@ static const struct path paths[] = {
 	  R("", "arch/x86/kernel/signal_32.c:ia32_setup_frame mm/gup.c:fault_in_writeable", ""),
 	  SIGSPAN, FRAME_STEP, 4, F_CHILD | F_NOREF, NULL, setup_nonrt, NULL, call_signal_nonrt },
 	{ "rt_sigreturn", "x86: signal_64.c / signal_32.c rt_sigreturn; powerpc: signal_64.c sys_rt_sigreturn()",
-	  R("", "", "arch/powerpc/kernel/signal_64.c:rt_sigreturn"),
+	  R("", "", "arch/powerpc/kernel/signal_64.c:sys_rt_sigreturn"),
 	  RT_FRAME_SIZE, sizeof(long), 0, F_CHILD, NULL, setup_sigreturn, fill_frame, call_sigreturn },
 	{ "swapcontext.old", "arch/powerpc/kernel/signal_64.c sys_swapcontext() write region",
-	  R("", "", "arch/powerpc/kernel/signal_64.c:swapcontext"),
+	  R("", "", "arch/powerpc/kernel/signal_64.c:sys_swapcontext"),
 	  sizeof(ucontext_t), 8, 0, F_NOREF, NULL, setup_swapcontext, NULL, call_swapcontext },
 	{ "swapcontext.new", "arch/powerpc/kernel/signal_64.c sys_swapcontext() read region, do_setcontext()",
-	  R("", "", "arch/powerpc/kernel/signal_64.c:swapcontext"),
+	  R("", "", "arch/powerpc/kernel/signal_64.c:sys_swapcontext"),
 	  sizeof(ucontext_t), 8, 0, F_CHILD, NULL, setup_setcontext, fill_ctx, call_setcontext },
 };
 

@@ -1,15 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Commands of the gates: negative, sparse, checkpatch, cross, bisect, validate, unittest, test."""
+"""Commands of the gates: negative, sparse, checkpatch, cross, bisect, validate, faultsweep,
+faultsweep-mutate, unittest, test."""
 
 import argparse
+import dataclasses
 from typing import Callable
 
 from scoped_uaccess.cli.kernel import add_accel, add_jobs
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.outcome import Outcome
-from scoped_uaccess.gates import bisect, checkpatch, cross, make_test, negative, sparse, validate
-from scoped_uaccess.kernel import kbuild
+from scoped_uaccess.gates import (bisect, checkpatch, cross, faultsweep, make_test, negative, sparse,
+				  sweep_mutation, validate)
+from scoped_uaccess.kernel import kbuild, tree, worktree
+from scoped_uaccess.kunit import sweep_boot
 from scoped_uaccess.kernel.qemu import AccelChoice
 
 
@@ -34,10 +38,39 @@ def cmd_bisect(args: argparse.Namespace, runner: Runner) -> Outcome:
 
 
 def cmd_validate(args: argparse.Namespace, runner: Runner) -> Outcome:
+	sweep = () if args.no_sweep else tuple(args.sweep_arch or sweep_boot.TARGETS)
 	return validate.step(runner, validate.ValidateRequest(
 		kdir=args.kdir, patches=args.patches, base=args.base, jobs=args.jobs,
 		accel=AccelChoice(args.accel), boot=not args.no_boot, only=args.arch,
-		baseline_run=args.baseline_run))
+		baseline_run=args.baseline_run, sweep=sweep))
+
+
+def _sweep_request(args: argparse.Namespace, runner: Runner) -> faultsweep.FaultsweepRequest:
+	"""The trees validate builds from: its converted worktree at KDIR's HEAD
+	and the pristine baseline's."""
+	tree.require_baseline(runner, args.kdir)
+	converted = validate.converted_worktree(runner, args.kdir)
+	pristine = worktree.baseline_worktree(runner, args.kdir)
+	return faultsweep.FaultsweepRequest(
+		converted_tree=converted, baseline_tree=pristine,
+		targets=tuple(args.arch or sweep_boot.TARGETS),
+		x86_names=(args.baseline_run, 'converted'), build=not args.no_build,
+		jobs=args.jobs, accel=AccelChoice(args.accel))
+
+
+def cmd_faultsweep(args: argparse.Namespace, runner: Runner) -> Outcome:
+	request = _sweep_request(args, runner)
+	report_dir = None
+	if args.install or args.render:
+		report_dir = paths.REPO / 'reports' / f'linux-{tree.kernel_version(args.kdir)}'
+	return faultsweep.step(runner, dataclasses.replace(request, from_logs=args.render,
+							  report_dir=report_dir))
+
+
+def cmd_faultsweep_mutate(args: argparse.Namespace, runner: Runner) -> Outcome:
+	request = _sweep_request(args, runner)
+	return sweep_mutation.step(runner, sweep_mutation.MutationRequest(
+		sweep=request, mutations=tuple(args.mutation or sweep_mutation.MUTATIONS)))
 
 
 def cmd_unittest(args: argparse.Namespace, runner: Runner) -> Outcome:
@@ -70,8 +103,33 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	p.add_argument('--baseline-run', metavar='NAME', help='compare the converted kernel with '
 		       'this existing `userspace` run of a baseline kernel instead of building '
 		       'and booting the baseline worktree')
+	p.add_argument('--no-sweep', action='store_true', help='no fault sweep')
+	p.add_argument('--sweep-arch', action='append', choices=sorted(sweep_boot.TARGETS),
+		       help='the fault sweep on this architecture only (repeatable)')
 	add_accel(p)
 	add_jobs(p)
+	for name, fn, what in (
+			('faultsweep', cmd_faultsweep, 'the fault sweep: baseline and converted '
+			 'kernels booted with testcases/faultsweep, record by record'),
+			('faultsweep-mutate', cmd_faultsweep_mutate, 'inject bugs into one converted '
+			 'region and show which the fault sweep reports')):
+		p = add(name, fn, what)
+		p.add_argument('--arch', action='append', choices=sorted(sweep_boot.TARGETS),
+			       help='only this architecture (repeatable; default: all)')
+		p.add_argument('--baseline-run', metavar='NAME', default=validate.BASELINE_RUN,
+			       help='the userspace run whose x86_64 kernel is the baseline '
+			       f'(default {validate.BASELINE_RUN}: the one validate builds)')
+		p.add_argument('--no-build', action='store_true', help='boot the kernels already built')
+		add_accel(p)
+		add_jobs(p)
+		if name == 'faultsweep':
+			p.add_argument('--install', action='store_true', help='also write '
+				       'reports/linux-<version>/faultsweep.json and faultsweep.md')
+			p.add_argument('--render', action='store_true', help='no build, no boot: '
+				       'write the report from the consoles the last run kept')
+		else:
+			p.add_argument('--mutation', action='append', choices=sweep_mutation.MUTATIONS,
+				       help='only this mutation (repeatable; default: all)')
 	add('unittest', cmd_unittest, "the Python unit tests and pyflakes", kdir=False)
 	p = add('test', cmd_test, 'every gate of `make test` in order, then a table of their '
 		'statuses and times')

@@ -8,7 +8,9 @@ in a touched file fails unless the unconverted tree gives the same one:
 that tree is built only when there is a warning to compare.  An objtool
 UACCESS warning fails always.  Then the converted x86_64 kernel and the
 pristine baseline boot with the userspace syscall tests (userspace.py)
-and must give the same results.
+and must give the same results; then the same two kernels, and a
+ppc64le pair with KUAP, boot with the fault sweep (faultsweep.py),
+whose records must be the same.
 """
 
 import collections
@@ -25,13 +27,13 @@ from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, written
 from scoped_uaccess.cocci import api
 from scoped_uaccess.cocci.convert.series import core_commit
-from scoped_uaccess.gates import sparse
+from scoped_uaccess.gates import faultsweep, sparse
 from scoped_uaccess.kernel import kbuild, tree
 from scoped_uaccess.kernel.architectures import Arch, arch as arch_named
 from scoped_uaccess.kernel.kbuild import Diagnostic
 from scoped_uaccess.kernel.qemu import AccelChoice
 from scoped_uaccess.kunit import run as kunit_run
-from scoped_uaccess.kunit import compare, userspace
+from scoped_uaccess.kunit import compare, sweep_boot, userspace
 
 
 @dataclass(frozen=True)
@@ -106,11 +108,13 @@ class ValidateResult:
 	boot: list[str] = field(default_factory=list)		# differences and problems
 	boot_summary: str = ''
 	boot_ran: bool = False
+	sweep: Optional[faultsweep.SweepResult] = None
 	seconds: dict[str, float] = field(default_factory=dict)
 
 	@property
 	def passed(self) -> bool:
-		return all(b.passed for b in self.builds) and not self.boot
+		return (all(b.passed for b in self.builds) and not self.boot and
+			(self.sweep is None or self.sweep.passed))
 
 
 def arch_of(path: str) -> list[str]:
@@ -247,19 +251,25 @@ def boot_compare(runner: Runner, kdir: Path, baseline_tree: Optional[Path], jobs
 	say(f'validate: {result.boot_summary}')
 
 
+def converted_worktree(runner: Runner, kdir: Path) -> Path:
+	"""kdir's HEAD in a worktree of its own, at a path that stays the same
+	whichever tree is validated, so the next build is incremental."""
+	return worktree.worktree(runner, kdir, CONVERTED_TREE, worktree.head(runner, kdir))
+
+
 def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 		 accel: AccelChoice, boot: bool = True,
 		 only: Optional[list[str]] = None,
 		 say: Optional[Callable[[str], None]] = None,
-		 baseline_run: Optional[str] = None) -> ValidateResult:
-	"""Validates kdir's HEAD, the conversions being base..HEAD."""
+		 baseline_run: Optional[str] = None,
+		 sweep: tuple[str, ...] = tuple(sweep_boot.TARGETS)) -> ValidateResult:
+	"""Validates kdir's HEAD, the conversions being base..HEAD; sweep
+	names the fault sweep's targets (none: no sweep)."""
 	say = say or runner.say
 	tree.require_baseline(runner, kdir)
 	result = ValidateResult(base=base)
 	result.touched = worktree.changed_files(runner, kdir, base)
-	# Built from a worktree of its own, at a path that stays the same
-	# whichever tree is validated, so the next build is incremental.
-	kdir = worktree.worktree(runner, kdir, CONVERTED_TREE, worktree.head(runner, kdir))
+	kdir = converted_worktree(runner, kdir)
 	say(f'validate: {len(result.touched)} file(s) touched by {base[:12]}..HEAD: '
 	    f'{" ".join(result.touched)}')
 	holder: list[Path] = []
@@ -272,11 +282,19 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 	result.builds = validate_builds(runner, kdir, base_tree, result.touched, jobs, say, only)
 	result.seconds['builds'] = time.monotonic() - start
 	if boot:
+		pristine = worktree.baseline_worktree(runner, kdir)
 		if baseline_run:
 			boot_compare(runner, kdir, None, jobs, accel, result, say, baseline_run)
 		else:
-			pristine = worktree.baseline_worktree(runner, kdir)
 			boot_compare(runner, kdir, pristine, jobs, accel, result, say)
+		if sweep:
+			# The x86_64 kernels are the userspace boots' own, just built.
+			start = time.monotonic()
+			result.sweep = faultsweep.run_sweep(runner, faultsweep.FaultsweepRequest(
+				converted_tree=kdir, baseline_tree=pristine, targets=sweep,
+				x86_names=(baseline_run or BASELINE_RUN, 'converted'), build_x86=False,
+				jobs=jobs, accel=accel), say)
+			result.seconds['faultsweep'] = time.monotonic() - start
 	return result
 
 
@@ -294,6 +312,11 @@ def report(result: ValidateResult) -> str:
 		verdict = 'FAIL' if result.boot else 'PASS'
 		lines.append(f'{verdict} boot: {result.boot_summary}')
 		lines += [f'  {x}' for x in result.boot]
+	if result.sweep is not None:
+		lines.append(f'{"PASS" if result.sweep.passed else "FAIL"} fault sweep: '
+			     f'{result.sweep.summary()} (build/results/faultsweep/faultsweep.txt)')
+		for t in result.sweep.targets:
+			lines += [f'  {x}' for x in [*t.problems, *map(str, t.differences)]]
 	lines.append(f'verdict: {"PASS" if result.passed else "FAIL"}')
 	for b in result.builds:
 		lines += ['', f'=== {b.arch.name}', b.log.rstrip()]
@@ -310,6 +333,7 @@ class ValidateRequest:
 	boot: bool = True
 	only: Optional[list[str]] = None	# architectures
 	baseline_run: Optional[str] = None
+	sweep: tuple[str, ...] = tuple(sweep_boot.TARGETS)
 
 
 def step(runner: Runner, request: ValidateRequest) -> Outcome:
@@ -317,18 +341,22 @@ def step(runner: Runner, request: ValidateRequest) -> Outcome:
 	base = request.base or core_commit(runner, request.kdir, request.patches)
 	result = run_validate(runner, request.kdir, base, request.jobs, request.accel,
 			      boot=request.boot, only=request.only,
-			      baseline_run=request.baseline_run)
+			      baseline_run=request.baseline_run, sweep=request.sweep)
 	if runner.dry_run:
 		return Outcome.ok('dry run')
 	details = written(paths.RESULTS / 'validate.txt', report(result))
 	failed = [b.arch.name for b in result.builds if not b.passed]
 	if result.boot:
 		failed.append('boot')
+	if result.sweep is not None and not result.sweep.passed:
+		failed.append('fault sweep')
 	clean = len([b for b in result.builds if b.passed])
 	summary = (f'{len(result.touched)} file(s); builds {clean}/{len(result.builds)} clean '
 		   f'({" ".join(b.arch.name for b in result.builds)})')
 	if result.boot_ran:
 		summary += f'; boot: {result.boot_summary}'
+	if result.sweep is not None:
+		summary += f'; fault sweep: {result.sweep.summary()}'
 	runner.say(f'validate: {summary}; details: {details}')
 	if failed:
 		return Outcome.findings(f'{summary}; failed: {", ".join(failed)}')

@@ -1,0 +1,306 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The differential fault sweep: baseline and converted kernels, record by record.
+
+For each target of kunit/sweep_boot.py (x86_64 with its i386 binary,
+ppc64le with KUAP) the baseline and the converted kernel are built with
+the same configuration, booted with the sweep, and their records
+compared (kunit/sweep_records.py).  Any difference fails, and so does a
+console with a KUAP "Bug:", a WARNING or an oops, a program that did not
+finish, or a ppc64le boot that does not say KUAP is on.
+
+x86_64 boots the kernels of the userspace tests (build/out/user-<name>):
+inside `make validate` they were just built, so the sweep costs two
+boots there.  ppc64le keeps build/out/faultsweep-ppc64le-{baseline,
+converted}, built from the same worktrees as validate's, so every build
+after the first is incremental.
+"""
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import UsageError
+from scoped_uaccess.core.outcome import Outcome, format_seconds, relative, written
+from scoped_uaccess.kernel import kbuild, tree
+from scoped_uaccess.kernel.qemu import ACCELERATORS, AccelChoice, choose_accelerator
+from scoped_uaccess.kernel.toolchains import GCC
+from scoped_uaccess.kunit import sweep_boot, sweep_records, userspace
+from scoped_uaccess.gates import sweep_report
+from scoped_uaccess.kunit.sweep_boot import SweepTarget
+from scoped_uaccess.kunit.sweep_records import Difference, SweepConsole
+
+RESULTS = paths.RESULTS / 'faultsweep'
+SIDES = ('baseline', 'converted')
+# Differences printed in full on the terminal; all of them go to the file.
+SHOWN = 20
+
+
+@dataclass(frozen=True)
+class SweepKernel:
+	"""One kernel to boot: the tree it is built from and its build directory."""
+	side: str			# baseline or converted
+	srctree: Path
+	build_dir: Path
+	build: bool = True		# False: boot what build_dir holds
+
+
+@dataclass(frozen=True)
+class FaultsweepRequest:
+	converted_tree: Path
+	baseline_tree: Path
+	targets: tuple[str, ...] = tuple(sweep_boot.TARGETS)
+	# The userspace runs whose kernels x86_64 boots (build/out/user-<name>).
+	x86_names: tuple[str, str] = ('validate-baseline', 'converted')
+	build_x86: bool = True		# False: they were just built (validate)
+	build: bool = True		# False: boot what is built
+	jobs: int = kbuild.JOBS
+	accel: AccelChoice = AccelChoice.AUTO
+	results: Path = RESULTS
+	from_logs: bool = False		# no build, no boot: the consoles of the last run
+	report_dir: Optional[Path] = None	# write faultsweep.json and .md there
+
+
+@dataclass
+class TargetResult:
+	target: SweepTarget
+	consoles: dict[str, SweepConsole] = field(default_factory=dict)
+	differences: list[Difference] = field(default_factory=list)
+	problems: list[str] = field(default_factory=list)
+	build_seconds: dict[str, float] = field(default_factory=dict)
+	boot_seconds: dict[str, float] = field(default_factory=dict)
+	accelerator: str = ''
+
+	@property
+	def passed(self) -> bool:
+		return not (self.differences or self.problems)
+
+	def summary(self) -> str:
+		console = self.consoles.get('converted')
+		counts = ', '.join(f'{arch} {sum(1 for r in console.records.values() if r.arch == arch)}'
+				   for arch in self.target.record_archs) if console else 'no records'
+		kuap = '; KUAP on' if self.target.kuap and console and console.kuap_on else ''
+		return (f'{self.target.name}: {counts} records{kuap}, {len(self.differences)} '
+			f'difference(s), {len(self.problems)} problem(s)')
+
+
+@dataclass
+class SweepResult:
+	targets: list[TargetResult] = field(default_factory=list)
+
+	@property
+	def passed(self) -> bool:
+		return all(t.passed for t in self.targets)
+
+	def summary(self) -> str:
+		return '; '.join(t.summary() for t in self.targets)
+
+
+def kernels(t: SweepTarget, request: FaultsweepRequest) -> tuple[SweepKernel, SweepKernel]:
+	"""The baseline and the converted kernel of a target."""
+	trees = (request.baseline_tree, request.converted_tree)
+	if t.userspace_kernel:
+		names, build = request.x86_names, request.build and request.build_x86
+	else:
+		names, build = SIDES, request.build
+	base, conv = (SweepKernel(side, src, t.build_dir(name), build)
+		      for side, src, name in zip(SIDES, trees, names))
+	return base, conv
+
+
+def kernel_build(t: SweepTarget, k: SweepKernel) -> kbuild.Build:
+	"""The same Build as userspace.py's for x86_64 (so the configure stamp
+	matches and nothing rebuilds); a cross build without CC= for ppc64le."""
+	options = GCC.make_options if t.kernel.cross_compile == '' else ()
+	return kbuild.Build(k.srctree, k.build_dir, t.kernel, options)
+
+
+def build_kernel(runner: Runner, t: SweepTarget, k: SweepKernel, jobs: int,
+		 log: Path) -> tuple[list[str], float]:
+	"""Configures (once) and builds k's image; returns problems and seconds."""
+	build = kernel_build(t, k)
+	runner.say(f'faultsweep[{t.name}]: {k.side} kernel {relative(k.build_dir)} from '
+		   f'{relative(k.srctree)}, {t.config.name}')
+	kbuild.configure(runner, build, t.config)
+	if not runner.dry_run:
+		report = userspace.check_config(t.config, k.build_dir / '.config', k.srctree)
+		if report.missing:
+			return [f'{k.side}: not satisfiable in {t.config.name}: '
+				f'{" ".join(report.missing)}'], 0.0
+	built = kbuild.build(runner, build, (Path(t.image).name,), jobs, log=log,
+			     sink=kbuild.build_progress(runner.say))
+	if built.returncode != 0:
+		return [f'{k.side}: kernel build failed: {kbuild.failure_line(built.output)}'], \
+			built.elapsed
+	return [], built.elapsed
+
+
+def run_target(runner: Runner, t: SweepTarget, request: FaultsweepRequest) -> TargetResult:
+	"""Builds (when asked), boots both kernels, compares."""
+	result = TargetResult(t)
+	pair = kernels(t, request)
+	for k in pair:
+		if k.build:
+			problems, result.build_seconds[k.side] = build_kernel(
+				runner, t, k, request.jobs, request.results / f'{t.name}-{k.side}-build.log')
+			result.problems += problems
+	missing = [k for k in pair if not (k.build_dir / t.image).is_file()]
+	if missing and not runner.dry_run:
+		result.problems += [f'{k.side}: no kernel {relative(k.build_dir / t.image)}'
+				    for k in missing]
+	if result.problems:
+		return result
+	initrd = sweep_boot.build_initramfs(runner, t)
+	accelerator, note = choose_accelerator(runner, request.accel, pair[1].build_dir / t.image,
+					       t.kernel)
+	result.accelerator = f'{accelerator.value} ({note})'
+	for k in pair:
+		runner.say(f'faultsweep[{t.name}]: booting the {k.side} kernel under {result.accelerator}')
+		booted = sweep_boot.boot(runner, t, k.build_dir / t.image, initrd,
+					 request.results / f'{t.name}-{k.side}.log', ACCELERATORS[accelerator])
+		result.boot_seconds[k.side] = booted.seconds
+		result.consoles[k.side] = booted.console
+		if not runner.dry_run:
+			result.problems += [f'{k.side}: {p}' for p in booted.problems(t)]
+	if not runner.dry_run:
+		result.differences = sweep_records.compare(result.consoles['baseline'],
+							   result.consoles['converted'], t.record_archs)
+	return result
+
+
+def run_sweep(runner: Runner, request: FaultsweepRequest,
+	      say: Optional[Callable[[str], None]] = None) -> SweepResult:
+	say = say or runner.say
+	result = SweepResult()
+	if not runner.dry_run:
+		request.results.mkdir(parents=True, exist_ok=True)
+	for name in request.targets:
+		start = time.monotonic()
+		target_result = run_target(runner, sweep_boot.target(name), request)
+		result.targets.append(target_result)
+		say(f'faultsweep: {target_result.summary()} '
+		    f'({format_seconds(time.monotonic() - start)})')
+		for d in target_result.differences[:SHOWN]:
+			say(f'  differs: {d}')
+		if len(target_result.differences) > SHOWN:
+			say(f'  ... {len(target_result.differences) - SHOWN} more in '
+			    f'{relative(request.results / "faultsweep.txt")}')
+		for p in target_result.problems:
+			say(f'  {p}')
+	if not runner.dry_run:
+		write_results(request.results, result)
+	return result
+
+
+def report(result: SweepResult) -> str:
+	"""The text of build/results/faultsweep/faultsweep.txt: verdicts,
+	problems, every difference, records per path and arch."""
+	lines = []
+	for tr in result.targets:
+		lines.append(f'{"PASS" if tr.passed else "FAIL"} {tr.summary()}')
+		for side in SIDES:
+			if side in tr.build_seconds or side in tr.boot_seconds:
+				lines.append(f'  {side}: build {tr.build_seconds.get(side, 0):.0f} s, boot '
+					     f'{tr.boot_seconds.get(side, 0):.0f} s ({tr.accelerator})')
+		lines += [f'  {p}' for p in tr.problems]
+		lines += [f'  differs: {d}' for d in tr.differences]
+	lines.append(f'verdict: {"PASS" if result.passed else "FAIL"}')
+	for tr in result.targets:
+		console = tr.consoles.get('converted')
+		if console is None:
+			continue
+		lines += ['', f'=== {tr.target.name}: records per path (converted kernel)']
+		for path, arch in console.paths():
+			if (path, arch) in console.skips:
+				lines.append(f'{path:28} {arch:8} skip: {console.skips[(path, arch)]}')
+			else:
+				lines.append(f'{path:28} {arch:8} {len(console.records_of(path, arch))}')
+	return '\n'.join(lines) + '\n'
+
+
+def write_results(out: Path, result: SweepResult) -> None:
+	"""faultsweep.txt, and summary.json: what the report renders."""
+	written(out / 'faultsweep.txt', report(result))
+	written(out / 'summary.json', json.dumps(summary_data(result), indent=1) + '\n')
+
+
+def summary_data(result: SweepResult) -> dict:
+	"""Per target: the logs it compared (relative) and whether it passed."""
+	return {'targets': [{
+		'target': tr.target.name,
+		'archs': list(tr.target.record_archs),
+		'kuap': tr.target.kuap,
+		'passed': tr.passed,
+		'problems': tr.problems,
+		'logs': {side: f'{tr.target.name}-{side}.log' for side in tr.consoles},
+	} for tr in result.targets]}
+
+
+def from_logs(results: Path, targets: tuple[str, ...]) -> SweepResult:
+	"""A sweep's result again from the consoles it kept: no build, no boot."""
+	result = SweepResult()
+	for name in targets:
+		tr = TargetResult(sweep_boot.target(name))
+		for side in SIDES:
+			log = results / f'{name}-{side}.log'
+			if not log.is_file():
+				raise UsageError(f'{relative(log)} does not exist', 'run `make faultsweep` first')
+			tr.consoles[side] = sweep_boot.parse_log(log)
+			tr.problems += [f'{side}: {p}' for p in
+					tr.consoles[side].problems(tr.target.record_archs, tr.target.kuap)]
+		tr.differences = sweep_records.compare(tr.consoles['baseline'], tr.consoles['converted'],
+						       tr.target.record_archs)
+		result.targets.append(tr)
+	return result
+
+
+def series_description(runner: Runner, converted_tree: Path) -> str:
+	count = runner.run(Command(('git', 'rev-list', '--count', f'{tree.BASELINE_TAG}..HEAD'),
+				   cwd=converted_tree, mutates=False), Output.CAPTURE).output.strip()
+	return f'baseline + the {count} commits of the series (patches/series)'
+
+
+def write_report(runner: Runner, result: SweepResult, out: Path, converted_tree: Path) -> list[str]:
+	"""reports/linux-<version>/faultsweep.json and .md; returns their paths."""
+	version = tree.kernel_version(converted_tree)
+	conversion_file = out / 'conversion.json'
+	conversion = json.loads(conversion_file.read_text()) if conversion_file.is_file() else None
+	targets, consoles, diffs = [], {}, []
+	for tr in result.targets:
+		base, conv = tr.consoles['baseline'], tr.consoles['converted']
+		targets.append({
+			'target': tr.target.name, 'archs': list(tr.target.record_archs),
+			'config': relative(tr.target.config), 'kuap': tr.target.kuap,
+			'kuap_on': base.kuap_on and conv.kuap_on,
+			'records': {a: sum(1 for r in conv.records.values() if r.arch == a)
+				    for a in tr.target.record_archs},
+			'differences': len(tr.differences), 'problems': tr.problems})
+		consoles.update({a: conv for a in tr.target.record_archs})
+		diffs += tr.differences
+	data = sweep_report.report_data(version, series_description(runner, converted_tree),
+					targets, consoles, diffs, conversion)
+	return [written(out / 'faultsweep.json', sweep_report.render_json(data)),
+		written(out / 'faultsweep.md', sweep_report.render_markdown(data))]
+
+
+def step(runner: Runner, request: FaultsweepRequest) -> Outcome:
+	"""`scoped-uaccess faultsweep`: build/results/faultsweep/ and a summary;
+	with report_dir, the report too (written when the sweep fails as well:
+	it shows the differences)."""
+	if request.from_logs:
+		result = from_logs(request.results, request.targets)
+	else:
+		result = run_sweep(runner, request)
+		if runner.dry_run:
+			return Outcome.ok('dry run')
+	if request.report_dir is not None:
+		files = write_report(runner, result, request.report_dir, request.converted_tree)
+		runner.say(f'faultsweep: wrote {" and ".join(files)}')
+	summary = result.summary()
+	runner.say(f'faultsweep: details: {relative(request.results / "faultsweep.txt")}')
+	if not result.passed:
+		return Outcome.findings(summary)
+	return Outcome.ok(summary)

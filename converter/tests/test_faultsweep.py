@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The fault sweep gate: its kernels, its report, the mutation check."""
+
+import json
+import unittest
+from pathlib import Path
+
+from support import DATA
+from test_sweep_records import console
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.errors import EnvironmentProblem
+from scoped_uaccess.gates import faultsweep, sweep_mutation, sweep_report
+from scoped_uaccess.kunit import sweep_boot, sweep_records, userspace
+
+SWEEP = DATA / 'faultsweep'
+
+
+class ReportTest(unittest.TestCase):
+	def data(self) -> dict:
+		conv = console('x86_64-converted.log')
+		ppc = console('ppc64le-converted.log')
+		diffs = sweep_records.compare(console('x86_64-baseline.log'), conv)
+		conversion = json.loads((SWEEP / 'conversion.json').read_text())
+		targets = [{'target': 'x86_64', 'archs': ['x86_64', 'i386'],
+			    'config': 'testcases/kernel/userspace.config', 'kuap': False, 'kuap_on': False,
+			    'records': {'x86_64': 34, 'i386': 15}, 'differences': 5, 'problems': []}]
+		return sweep_report.report_data('6.12.118', 'baseline + 18 commits', targets,
+						{'x86_64': conv, 'i386': conv, 'ppc64le': ppc}, diffs,
+						conversion)
+
+	def test_one_entry_per_path_and_arch(self) -> None:
+		paths_ = self.data()['paths']
+		creds = next(e for e in paths_ if e['path'] == 'recvmsg.creds' and e['arch'] == 'x86_64')
+		self.assertEqual(20, creds['positions'])
+		self.assertEqual(5, creds['differences'])
+		self.assertEqual(['net/core/scm.c:put_cmsg'], creds['regions'])
+		readdir = next(e for e in paths_ if e['path'] == 'readdir' and e['arch'] == 'x86_64')
+		self.assertEqual((0, 'no-readdir-syscall'), (readdir['positions'], readdir['skipped']))
+
+	def test_regions_reached_and_why_not(self) -> None:
+		regions = {f'{r["file"]}:{r["function"]}': r for r in self.data()['regions']}
+		self.assertEqual(['recvmsg.creds (x86_64)', 'recvmsg.creds (ppc64le)'],
+				 regions['net/core/scm.c:put_cmsg']['reached_by'])
+		self.assertEqual('converted', regions['fs/select.c:get_sigset_argpack']['status'])
+		# a syscall by its symbol, in the converter's table and the sweep's
+		self.assertEqual(['rt_sigreturn (ppc64le)'],
+				 regions['arch/powerpc/kernel/signal_64.c:sys_rt_sigreturn']['reached_by'])
+		self.assertEqual(['waitid.infop (x86_64)'],
+				 regions['kernel/exit.c:sys_waitid']['reached_by'])
+		self.assertEqual('no i915 device in QEMU', regions[
+			'drivers/gpu/drm/i915/i915_query.c:copy_perf_config_registers_or_number']['unreached'])
+		tm = regions['arch/powerpc/kernel/signal_32.c:do_setcontext_tm']
+		self.assertIn('transactional memory', tm['unreached'])
+		self.assertEqual('no path reaches it, and no reason is recorded',
+				 regions['kernel/rseq.c:rseq_update_cpu_node_id']['unreached'])
+
+	def test_markdown_and_json_are_reproducible_and_machine_free(self) -> None:
+		data = self.data()
+		md, js = sweep_report.render_markdown(data), sweep_report.render_json(data)
+		self.assertEqual(md, sweep_report.render_markdown(self.data()))
+		self.assertEqual(data, json.loads(js))
+		for text in (md, js):
+			self.assertNotIn(str(paths.REPO), text)
+			self.assertNotRegex(text, r'\b[0-9a-f]{12,40}\b')
+		self.assertIn('| recvmsg.creds | 20 | 15 | 19 | 5 | x86_64/ppc64le: '
+			      '`net/core/scm.c:put_cmsg`; i386: none |', md)
+		self.assertIn('    recvmsg.creds x86_64, top:8, data: baseline .2, converted G2', md)
+		self.assertIn('| `drivers/gpu/drm/i915/gem/i915_gem_execbuffer.c:eb_copy_relocations` '
+			      '| converted (0023-drm-i915-gem-Convert-to-scoped-user-access.patch) | '
+			      'not reachable: no i915 device in QEMU |', md)
+
+
+class KernelsTest(unittest.TestCase):
+	def test_x86_64_boots_the_userspace_kernels_unconfigured_again(self) -> None:
+		"""Same Build as userspace.py's, so its configure stamp matches."""
+		t = sweep_boot.TARGETS['x86_64']
+		request = faultsweep.FaultsweepRequest(Path('conv'), Path('base'))
+		base, conv = faultsweep.kernels(t, request)
+		self.assertEqual(paths.OUT / 'user-validate-baseline', base.build_dir)
+		ur = userspace.UserspaceRequest(kdir=Path('conv'), name='converted')
+		self.assertEqual(userspace.kernel_build(ur), faultsweep.kernel_build(t, conv))
+		ppc = faultsweep.kernels(sweep_boot.TARGETS['ppc64le'], request)
+		self.assertEqual([paths.OUT / 'faultsweep-ppc64le-baseline',
+				  paths.OUT / 'faultsweep-ppc64le-converted'], [k.build_dir for k in ppc])
+		self.assertEqual((), faultsweep.kernel_build(sweep_boot.TARGETS['ppc64le'], ppc[1]).make_options)
+
+
+class MutationTest(unittest.TestCase):
+	source = (SWEEP / 'exit-waitid.c').read_text()
+
+	def mutant(self, name: str) -> str:
+		(m,) = [m for m in sweep_mutation.MUTATIONS_LIST if m.name == name]
+		return sweep_mutation.mutate(self.source, m)
+
+	def test_swap_writes_si_errno_first(self) -> None:
+		text = self.mutant('swap-accessors')
+		self.assertLess(text.index('si_errno'), text.index('si_signo'))
+
+	def test_wrong_mode_opens_a_read_scope(self) -> None:
+		self.assertIn('scoped_user_read_access(infop, Efault) {', self.mutant('wrong-mode'))
+
+	def test_open_coded_mutants_differ_on_the_fault_path_only(self) -> None:
+		missing, wrong = self.mutant('missing-end'), self.mutant('wrong-end')
+		self.assertIn('\tuser_write_access_end();\n\treturn err;\nEfault:\n\treturn -EFAULT;\n',
+			      missing)
+		self.assertIn('Efault:\n\tuser_read_access_end();\n\treturn -EFAULT;\n', wrong)
+		self.assertNotIn('scoped_user', missing + wrong)
+		self.assertIn('\tunsafe_put_user(info.status, &infop->si_status, Efault);\n', missing)
+
+	def test_unknown_shape_is_an_error(self) -> None:
+		with self.assertRaises(EnvironmentProblem):
+			sweep_mutation.mutate('int x;\n', sweep_mutation.MUTATIONS_LIST[0])
+
+	def test_verdicts_compare_with_the_expectation(self) -> None:
+		wrong_end = sweep_mutation.MUTATIONS_LIST[-1]
+		detectors = ('x86_64', 'ppc64le', 'objtool', 'checker')
+		result = sweep_mutation.MutationResult(wrong_end, {'checker': 'mode-mismatch'})
+		self.assertEqual([], result.verdicts(detectors))
+		result.seen['ppc64le'] = 'console: WARNING: ...'
+		self.assertEqual(['wrong-end: ppc64le reported it: console: WARNING: ...'],
+				 result.verdicts(detectors))
+		del result.seen['checker']
+		self.assertIn('wrong-end: checker did not report it', result.verdicts(detectors))
+
+	def test_objtool_lines(self) -> None:
+		log = ('  CC      kernel/exit.o\n'
+		       'kernel/exit.o: warning: objtool: __do_sys_waitid+0x1a4: return with UACCESS '
+		       'enabled\n')
+		self.assertEqual(['kernel/exit.o: warning: objtool: __do_sys_waitid+0x1a4: return with '
+				  'UACCESS enabled'], sweep_mutation.objtool_lines(log))
+
+
+if __name__ == '__main__':
+	unittest.main()
