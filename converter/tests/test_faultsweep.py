@@ -129,6 +129,20 @@ class MutationTest(unittest.TestCase):
 		self.assertEqual(['kernel/exit.o: warning: objtool: __do_sys_waitid+0x1a4: return with '
 				  'UACCESS enabled'], sweep_mutation.objtool_lines(log))
 
+	def test_objtool_only_with_x86_64(self) -> None:
+		self.assertEqual(('ppc64le', 'checker'), sweep_mutation.detectors_of(('ppc64le',)))
+		self.assertEqual(('x86_64', 'ppc64le', 'objtool', 'checker'),
+				 sweep_mutation.detectors_of(('x86_64', 'ppc64le')))
+
+	def test_objtool_lines_of_vmlinux(self) -> None:
+		# What the x86_64 build printed for the missing-end mutation:
+		# objtool ran on vmlinux.o, not on exit.o.
+		log = ('  LD      vmlinux.o\n'
+		       'vmlinux.o: warning: objtool: __do_sys_waitid+0xd5: return with UACCESS enabled\n'
+		       'vmlinux.o: warning: objtool: do_foo+0x10: call to bar() with UACCESS enabled\n')
+		self.assertEqual(['vmlinux.o: warning: objtool: __do_sys_waitid+0xd5: return with '
+				  'UACCESS enabled'], sweep_mutation.objtool_lines(log))
+
 
 if __name__ == '__main__':
 	unittest.main()

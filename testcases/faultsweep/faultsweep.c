@@ -1983,8 +1983,12 @@ static void be_init(char **argv)
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	mkdir("/tmp", 01777);
 	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
-	/* warnings and worse only, no "segfault at" lines: nothing splits a record */
-	write_file("/proc/sys/kernel/printk", "4\n");
+	/*
+	 * Warnings and worse only (a level below 5: KERN_WARNING is 4, and
+	 * WARN() and KUAP's "Bug:" lines print at it), no "segfault at"
+	 * lines: nothing else splits a record.
+	 */
+	write_file("/proc/sys/kernel/printk", "5\n");
 	write_file("/proc/sys/debug/exception-trace", "0\n");
 	out("# faultsweep-init begin");
 	pid = fork();

@@ -125,9 +125,18 @@ def mutate(text: str, mutation: Mutation) -> str:
 	return new
 
 
+def detectors_of(targets: tuple[str, ...]) -> tuple[str, ...]:
+	"""The sweep of each target, objtool where it checks UACCESS (x86_64
+	only: powerpc has no such check), and the checker."""
+	return (*targets, *(('objtool',) if 'x86_64' in targets else ()), 'checker')
+
+
 def objtool_lines(build_log: str) -> list[str]:
+	"""objtool's UACCESS warnings about waitid(): x86_64 runs objtool on
+	vmlinux.o, so they name the function, not exit.o."""
 	return [line.strip() for line in build_log.splitlines()
-		if 'objtool' in line and 'UACCESS' in line and 'exit.o' in line]
+		if 'objtool' in line and 'UACCESS' in line and
+		('exit.o' in line or 'waitid' in line)]
 
 
 def checker_classes(runner: Runner, source: str) -> list[str]:
@@ -173,7 +182,7 @@ def run_mutations(runner: Runner, request: MutationRequest) -> list[MutationResu
 	source = sweep.converted_tree / FILE
 	original = source.read_text()
 	targets = [sweep_boot.target(n) for n in sweep.targets]
-	detectors = (*(t.name for t in targets), 'objtool', 'checker')
+	detectors = detectors_of(sweep.targets)
 	runner.say(f'mutation: {FILE} waitid(); detectors: {", ".join(detectors)}')
 	references = {}
 	for t in targets:
@@ -233,7 +242,7 @@ def step(runner: Runner, request: MutationRequest) -> Outcome:
 	results = run_mutations(runner, request)
 	if runner.dry_run:
 		return Outcome.ok('dry run')
-	detectors = (*request.sweep.targets, 'objtool', 'checker')
+	detectors = detectors_of(request.sweep.targets)
 	text = report(results, detectors)
 	print(text, end='', flush=True)
 	details = written(RESULTS / 'mutation.txt', text)

@@ -116,9 +116,10 @@ $bb mount -t proc proc /proc
 $bb mount -t sysfs sysfs /sys
 $bb mount -t devtmpfs devtmpfs /dev
 $bb mount -t tmpfs tmpfs /tmp
-# Warnings and worse only, and no "segfault at" lines for the children
+# Warnings and worse only (below 5: WARN() prints at KERN_WARNING, 4),
+# and no "segfault at" lines for the children
 # the sweep lets the kernel kill: nothing splits a record line.
-echo 4 > /proc/sys/kernel/printk
+echo 5 > /proc/sys/kernel/printk
 echo 0 > /proc/sys/debug/exception-trace
 echo '{BEGIN_MARKER}'
 {runs}echo '# faultsweep-init end'
