@@ -17,8 +17,13 @@ class ValidatePlanTest(unittest.TestCase):
 		self.assertEqual(['fs/readdir.o'], plan['arm64'])
 		self.assertIn('arch/powerpc/kernel/signal_32.o', plan['powerpc'])
 		self.assertIn('kernel/futex/core.o', plan['powerpc'])
-		self.assertEqual(plan['powerpc'], plan['powerpc32'])
+		self.assertEqual([o for o in plan['powerpc'] if o != 'arch/powerpc/kernel/signal_64.o'],
+				 plan['powerpc32'])
 		self.assertNotIn('arm', plan)
+
+	def test_signal_64_not_on_ppc32(self) -> None:
+		plan = validate.objects_by_arch(['arch/powerpc/kernel/signal_64.c'])
+		self.assertEqual({'powerpc': ['arch/powerpc/kernel/signal_64.o']}, plan)
 
 	def test_align_builds_on_ppc32(self) -> None:
 		# emulate_spe() exists only with CONFIG_SPE, a 32-bit e500 option.

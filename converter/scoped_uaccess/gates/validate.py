@@ -65,9 +65,10 @@ ARCHES: dict[str, BuildConfig] = {b.name: b for b in (
 	BuildConfig(arch_named('powerpc'), 'ppc64le_defconfig', enable=('COMPAT',),
 		    owns=r'^arch/powerpc/'),
 	# And 32-bit: emulate_spe() of align.c is built only for SPE (e500),
-	# signal_32.c's native (not compat) frames only on ppc32.
+	# signal_32.c's native (not compat) frames only on ppc32; signal_64.c
+	# is 64-bit only.
 	BuildConfig(arch_named('powerpc32'), 'mpc85xx_defconfig', enable=('SPE',),
-		    owns=r'^arch/powerpc/'),
+		    owns=r'^arch/powerpc/(?!kernel/signal_64\.c$)'),
 	BuildConfig(arch_named('arm'), 'multi_v7_defconfig', owns=r'^arch/arm/'),
 	BuildConfig(arch_named('riscv'), 'defconfig', owns=r'^arch/riscv/'),
 )}
