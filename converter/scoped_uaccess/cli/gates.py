@@ -49,7 +49,7 @@ def _sweep_request(args: argparse.Namespace, runner: Runner) -> faultsweep.Fault
 	"""The trees validate builds from: its converted worktree at KDIR's HEAD
 	and the pristine baseline's."""
 	tree.require_baseline(runner, args.kdir)
-	converted = validate.converted_worktree(runner, args.kdir)
+	converted = worktree.converted_worktree(runner, args.kdir)
 	pristine = worktree.baseline_worktree(runner, args.kdir)
 	return faultsweep.FaultsweepRequest(
 		converted_tree=converted, baseline_tree=pristine,

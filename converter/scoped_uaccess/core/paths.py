@@ -10,6 +10,8 @@ RESULTS = BUILD / 'results'
 DEFAULT_KDIR = BUILD / 'linux'
 # The one checkout of the pristine tag `baseline` that builds and boots use.
 BASELINE_TREE = BUILD / 'wt-baseline'
+# KDIR's HEAD, where sparse and validate build the series' objects.
+CONVERTED_TREE = BUILD / 'wt-validate-converted'
 PATCHES = REPO / 'patches'
 KUNITCONFIG = REPO / 'testcases' / 'kunit' / 'scoped_uaccess.kunitconfig'
 NEGATIVE = REPO / 'testcases' / 'negative'

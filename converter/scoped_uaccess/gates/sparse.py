@@ -43,7 +43,6 @@ DEFCONFIG = 'x86_64_defconfig'
 ENABLE = ('KVM', 'KVM_INTEL', 'DRM_I915', 'IA32_EMULATION', 'IO_URING', 'KUNIT',
 	  'SCOPED_UACCESS_KUNIT_TEST')
 DISABLE = ('X86_KERNEL_IBT',)
-CONVERTED_TREE = paths.BUILD / 'wt-validate-converted'
 PATCHED_OUT = paths.OUT / 'validate-x86_64'
 
 
@@ -142,7 +141,7 @@ def run_sparse(runner: Runner, kdir: Path, jobs: int,
 	# The series' objects are built where validate builds its x86_64
 	# objects (the same worktree at HEAD, config and directory), so that
 	# neither prepares an out-of-tree build the other has prepared.
-	patched_tree = worktree.worktree(runner, kdir, CONVERTED_TREE, worktree.head(runner, kdir))
+	patched_tree = worktree.converted_worktree(runner, kdir)
 	patched = build_in(runner, patched_tree, PATCHED_OUT, result.files, jobs,
 			   results / 'sparse-patched.log')
 	result.patched = kbuild.parse_diagnostics(patched, (patched_tree,))

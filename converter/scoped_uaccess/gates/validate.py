@@ -80,7 +80,6 @@ HEADER_USERS_GENERIC = ('lib/strncpy_from_user.c', 'lib/strnlen_user.c', 'lib/us
 			'fs/select.c', 'kernel/futex/core.c')
 # The worktrees: the converted HEAD, the unconverted commit (built only to
 # compare warnings); the pristine baseline is worktree.baseline_worktree().
-CONVERTED_TREE = sparse.CONVERTED_TREE
 BASE_TREE = paths.BUILD / 'wt-validate-base'
 BASELINE_RUN = 'validate-baseline'
 
@@ -252,12 +251,6 @@ def boot_compare(runner: Runner, kdir: Path, baseline_tree: Optional[Path], jobs
 	say(f'validate: {result.boot_summary}')
 
 
-def converted_worktree(runner: Runner, kdir: Path) -> Path:
-	"""kdir's HEAD in a worktree of its own, at a path that stays the same
-	whichever tree is validated, so the next build is incremental."""
-	return worktree.worktree(runner, kdir, CONVERTED_TREE, worktree.head(runner, kdir))
-
-
 def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 		 accel: AccelChoice, boot: bool = True,
 		 only: Optional[list[str]] = None,
@@ -270,7 +263,7 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 	tree.require_baseline(runner, kdir)
 	result = ValidateResult(base=base)
 	result.touched = worktree.changed_files(runner, kdir, base)
-	kdir = converted_worktree(runner, kdir)
+	kdir = worktree.converted_worktree(runner, kdir)
 	say(f'validate: {len(result.touched)} file(s) touched by {base[:12]}..HEAD: '
 	    f'{" ".join(result.touched)}')
 	holder: list[Path] = []

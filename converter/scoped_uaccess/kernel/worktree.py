@@ -53,6 +53,12 @@ def baseline_worktree(runner: Runner, kdir: Path) -> Path:
 	return worktree(runner, kdir, paths.BASELINE_TREE, BASELINE_TAG)
 
 
+def converted_worktree(runner: Runner, kdir: Path) -> Path:
+	"""kdir's HEAD in a worktree of its own, at a path that stays the same
+	whichever tree is checked, so that the next build is incremental."""
+	return worktree(runner, kdir, paths.CONVERTED_TREE, head(runner, kdir))
+
+
 def head(runner: Runner, kdir: Path, rev: str = 'HEAD') -> str:
 	"""The commit id rev names in kdir."""
 	return runner.run(_git(kdir, 'rev-parse', f'{rev}^{{commit}}'), Output.CAPTURE,
