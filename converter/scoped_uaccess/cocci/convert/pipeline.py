@@ -191,6 +191,12 @@ def tidy(path: Path, before: str) -> None:
 		path.write_text('\n'.join(out))
 
 
+def _added_label(line: str, before: str) -> bool:
+	"""Whether line is a label (`name:`) that the file did not have before."""
+	return bool(re.match(r'^[A-Za-z_]\w*:$', line)) and \
+		not re.search(rf'^{re.escape(line)}', before, re.M)
+
+
 def _merge_tail_return(lines: list[str], before: str) -> list[str]:
 	"""`return E;` then a fault label the conversion added whose code is
 	the same `return E;`: the scope falls through into the label instead
@@ -200,8 +206,7 @@ def _merge_tail_return(lines: list[str], before: str) -> list[str]:
 	while i + 2 < len(out):
 		ret, label, tail = out[i:i + 3]
 		if re.match(r'^\t+return\b[^;]*;$', ret) and ret == tail and \
-		   re.match(r'^[A-Za-z_]\w*:$', label) and \
-		   not re.search(rf'^{re.escape(label)}', before, re.M):
+		   _added_label(label, before):
 			del out[i]
 		else:
 			i += 1
@@ -218,7 +223,7 @@ def _fold_known_test(lines: list[str], before: str) -> list[str]:
 	while i + 2 < len(out):
 		line = out[i]
 		if re.match(r'^[A-Za-z_]\w*:$', line):
-			label_added = not re.search(rf'^{re.escape(line)}', before, re.M)
+			label_added = _added_label(line, before)
 		elif line.startswith('}'):
 			label_added = False
 		m = re.match(r'^(\t+)([A-Za-z_]\w*) = -E[A-Z0-9]+;$', line)
