@@ -3,7 +3,6 @@
 
 import json
 import re
-import struct
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,9 +96,7 @@ _SYMBOL = re.compile(r'^(?P<addr>[0-9a-f]+) (?P<flags>.{7}) (?P<section>\S+)\s+'
 _DISASM_FUNC = re.compile(r'^[0-9a-f]+ <(?P<name>[^>]+)>:$')
 _DISASM_INSN = re.compile(r'^\s*(?P<addr>[0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(?P<insn>\S+)')
 _RELOC = re.compile(r'^(?P<offset>[0-9a-f]+) (?P<type>\S+)\s+(?P<target>[^+\s]+)(?:\+0x(?P<addend>[0-9a-f]+))?$')
-# struct alt_instr (arch/x86/include/asm/alternative.h): s32 instr_offset,
-# s32 repl_offset, u32 ft_flags, u8 instrlen, u8 replacementlen.
-ALT_INSTR = struct.Struct('<iiIBB')
+ALT_INSTR = elfobj.ALT_INSTR
 
 
 @dataclass
@@ -181,11 +178,16 @@ def alternative_lfences(alt_data: bytes, alt_relocs: dict[int, tuple[str, int]],
 		n = sum(repl[1] <= a < repl[1] + replacementlen for a in repl_lfences)
 		if not n:
 			continue
-		section, addr = site
-		owner = next((name for name, (sec, start, size) in symbols.items()
-			      if sec == section and start <= addr < start + max(size, 1)), None)
-		counts[owner or f'{section}+{addr:#x}'] = counts.get(owner or f'{section}+{addr:#x}', 0) + n
+		owner = owner_of(symbols, *site)
+		counts[owner] = counts.get(owner, 0) + n
 	return counts
+
+
+def owner_of(functions: dict[str, tuple[str, int, int]], section: str, offset: int) -> str:
+	"""The function whose code holds section+offset, or that address."""
+	return next((name for name, (sec, start, size) in functions.items()
+		     if sec == section and start <= offset < start + max(size, 1)),
+		    f'{section}+{offset:#x}')
 
 
 def object_code(runner: Runner, obj: Path) -> dict[str, FunctionCode]:
@@ -332,14 +334,9 @@ def region_object(runner: Runner, path: Path, smap: int) -> Optional[RegionObjec
 		return None
 	functions = obj.functions()
 	lfence: dict[str, int] = {}
-
-	def owner(section: str, offset: int) -> str:
-		return next((name for name, (sec, start, size) in functions.items()
-			     if sec == section and start <= offset < start + max(size, 1)),
-			    f'{section}+{offset:#x}')
 	for a in alts:
 		if elfobj.LFENCE in a.replacement:
-			name = owner(a.section, a.offset)
+			name = owner_of(functions, a.section, a.offset)
 			lfence[name] = lfence.get(name, 0) + a.replacement.count(elfobj.LFENCE)
 	disassembly = runner.run(Command(('objdump', '-d', str(path)), mutates=False),
 				 Output.CAPTURE, check=False).output
