@@ -2,6 +2,7 @@
 """Benchmarks: statistics, console parsing, code counting, the README; no kernel runs."""
 
 import io
+import json
 import shutil
 import struct
 import subprocess
@@ -10,11 +11,11 @@ import unittest
 from pathlib import Path
 
 from support import DATA, TESTCASES
-from scoped_uaccess.bench import code, common, elfobj, native, readme, run, syscall, tools
+from scoped_uaccess.bench import code, coccicheck, common, elfobj, native, readme, run, syscall, tools
 from scoped_uaccess.bench import access as access_section
-from scoped_uaccess.cocci import check, spatch
+from scoped_uaccess.cocci import api, check, spatch
 from scoped_uaccess.core.command import Runner
-from scoped_uaccess.core.errors import UsageError
+from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 from scoped_uaccess.cli import main as cli
 
 
@@ -121,9 +122,6 @@ class CodeTest(unittest.TestCase):
 			self.assertFalse(code.converted_file(path), path)
 
 	def test_conversion_json_converted_regions_only(self) -> None:
-		import json
-		import tempfile
-		from pathlib import Path
 		regions = [{'file': 'kernel/exit.c', 'function': 'waitid', 'status': 'converted'},
 			   {'file': 'fs/readdir.c', 'function': 'filldir', 'status': 'skipped'}]
 		with tempfile.TemporaryDirectory() as tmp:
@@ -351,6 +349,40 @@ class ToolsTest(unittest.TestCase):
 		self.assertIn(f'// Options: {options}\n', rule)
 		self.assertIn('virtual report', rule)
 
+	def test_coccicheck_floor_names_every_api_word_as_a_literal_token(self) -> None:
+		rule = coccicheck.floor_rule(['--no-includes', '--include-headers'])
+		for text in ('// Options: --no-includes --include-headers\n',
+			     'iterator name ' + ', '.join(api.SCOPES) + ';', *(f'\n{n}@p(...)' for n in api.words())):
+			self.assertIn(text, rule)
+		self.assertNotIn('=~', rule)	# a regex would make spatch read every file
+		if shutil.which('spatch'):
+			with tempfile.NamedTemporaryFile('w', suffix='.cocci') as f:
+				f.write(rule), f.flush()
+				parsed = subprocess.run(['spatch', '-D', 'report', '--parse-cocci', f.name],
+							capture_output=True, text=True)
+			self.assertEqual(0, parsed.returncode, parsed.stderr)
+
+	def test_coccicheck_runs_commands_and_output(self) -> None:
+		self.assertEqual(['floor-1', 'a', 'floor-2', 'b', 'floor-3'], coccicheck.run_order(['a', 'b']))
+		self.assertEqual(['coccicheck', 'MODE=report', 'COCCI=/x.cocci', 'J=2', 'SPFLAGS=--profile'],
+				 coccicheck.make_argv('/x.cocci', 2, '--profile'))
+		self.assertEqual("make -C build/linux coccicheck MODE=report COCCI=s.cocci J=2 SPFLAGS='--profile'",
+				 coccicheck.shown(common.paths.DEFAULT_KDIR, 's.cocci', 2, '--profile'))
+		self.assertEqual((38, None), (coccicheck.files_matched('spatch -D report\n38 files match\n'),
+					      coccicheck.files_matched('coccicheck failed\n')))
+		self.assertEqual({'infiles': 8.164, 'outfiles': 3.9, 'total': 12.5}, coccicheck.profile_phases(
+			'Main total    :  12.5 sec   1 count\nMain.infiles computation : 8.164 sec  1 count\n'
+			'Main.outfiles computation  :  3.9 sec  1 count\n'))
+		self.assertRaises(EnvironmentProblem, coccicheck.kernel_checkers, DATA)	# no series there
+
+	def test_figures_sum_the_scripts_against_the_median_floor(self) -> None:
+		self.assertEqual({'coccicheck_seconds': 24.0, 'coccicheck_floor_seconds': 6.0,
+				  'coccicheck_over_floor': 4.0, 'coccicheck_script_over_floor': 2.0,
+				  'coccicheck_scripts': {'a': 10.0, 'b': 14.0}},
+				 coccicheck.figures({'a': 10.0, 'b': 14.0}, [5.0, 7.0, 6.0]))
+		failed = coccicheck.figures({'a': 10.0, 'b': None}, [])	# a run failed
+		self.assertEqual((None, None), (failed['coccicheck_seconds'], failed['coccicheck_over_floor']))
+
 
 class ReadmeTest(unittest.TestCase):
 	def test_readme_has_every_section_and_its_command(self) -> None:
@@ -373,10 +405,21 @@ class ReadmeTest(unittest.TestCase):
 		for heading in ('## 2.', '## 3.', '## 4.', '## 5.', 'Under TCG'):
 			self.assertIn(heading, text)
 		self.assertNotIn('## 1.', text)		# no native section in data
-		self.assertIn('| scoped |', text)
-		self.assertIn('+45 bytes', text)
-		self.assertIn('no convert', text)
+		for part in ('| scoped |', '+45 bytes', 'no convert'):
+			self.assertIn(part, text)
 		self.assertIn('scoped read x0.50 of open-coded (TCG)', readme.headline(data))
+		self.assertNotIn('coccicheck', text)	# a bench.json from before these keys
+		data['tools'].update(coccicheck.figures({'regions': 12.0, 'calls': 11.0}, [10.0, 12.0]))
+		data['records']['tools'].update(coccicheck_command='for s ...', coccicheck_floor_runs=[10.0, 12.0],
+			coccicheck_files_matched={'floor-1': 38, 'regions': 38}, coccicheck_tree_files=59953,
+			coccicheck_floor_profile={'infiles': 8.2, 'outfiles': 1.8, 'total': 10.0})
+		text = readme.readme(data)
+		for row in ('| `make coccicheck`, the checker\'s 2 scripts, summed | 23.0 | `for s ...` |',
+			    '| coccicheck: checker / floor | 2.09 | |', '(median of 2 runs) | 11.0 |',
+			    'of its 59953 .c and .h files',
+			    '38 files in every run', '8.2 s choosing the files', 'that is most of a run'):
+			self.assertIn(row, text)
+		self.assertIn('coccicheck x2.09 of floor', readme.headline(data))
 
 
 	def test_native_section_and_headline(self) -> None:
@@ -403,7 +446,6 @@ class ReadmeTest(unittest.TestCase):
 
 class CarryOverTest(unittest.TestCase):
 	def test_a_section_run_keeps_the_others(self) -> None:
-		import json
 		with tempfile.TemporaryDirectory() as tmp:
 			previous = Path(tmp) / 'bench.json'
 			previous.write_text(json.dumps({
@@ -421,9 +463,6 @@ class CarryOverTest(unittest.TestCase):
 
 class RenderTest(unittest.TestCase):
 	def test_render_rewrites_readme_from_json(self) -> None:
-		import json
-		import tempfile
-		from pathlib import Path
 		with tempfile.TemporaryDirectory() as tmp:
 			data = {'date': 'd', 'wall_seconds': 1.0, 'host': {}, 'request': {'iterations': 1,
 				'repetitions': 1}, 'records': {}}

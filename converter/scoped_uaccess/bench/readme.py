@@ -136,30 +136,89 @@ def readme(data: dict) -> str:
 			'`arch/x86/include/asm/uaccess.h`) are left out: the series changes them for '
 			'every user, which is not a conversion.', '']
 		out += _tree_wide(code.get('tree'), rec)
-	tools, rec = data.get('tools'), data['records'].get('tools', {})
-	if tools:
-		out += ['## 5. Tools', '',
-			f'{rec.get("what")}. Both runs over the same {rec.get("files")} files with '
-			f'{rec.get("jobs")} jobs, one after the other in this run; the floor is '
-			f'`{rec.get("floor_rule")}`, a rule that matches one call, with the checker\'s '
-			'`// Options:`.', '',
-			'| figure | seconds | command |', '|---|---|---|',
-			f'| checker | {tools["checker_seconds"]} | `{rec.get("checker_command")}` |',
-			f'| floor (trivial rule) | {tools["floor_seconds"]} | `{rec.get("floor_command")}` |',
-			f'| checker / floor | {_fmt(tools["checker_over_floor"])} | |',
-			f'| converter | {_fmt(tools["convert_seconds"], 1)} | '
-			f'{rec.get("convert_note", "")} |', '',
-			*([f'The converter\'s error: `{rec["convert_error"]}`', '']
-			  if rec.get('convert_error') else []),
-			'What limits these numbers: wall time on two cores shared with kernel builds '
-			'of other engineers; spatch parses each file once per run, so the floor is '
-			'mostly parsing and the ratio is what the rule itself adds.', '']
+	out += _tools(data)
 	out += ['## Rerun', '', '    make bench                       # all five sections',
 		'    converter/scoped-uaccess bench --section native    # section 1 alone, a few seconds',
 		f'    converter/scoped-uaccess bench --section access --iterations {req["iterations"]} '
 		f'--repetitions {req["repetitions"]}',
 		'    converter/scoped-uaccess bench --quick      # a smoke run into build/results/bench/', '']
 	return '\n'.join(out)
+
+
+def _tools(data: dict) -> list[str]:
+	"""Section 5: the checker prefiltered, the checker as coccicheck runs it
+	over the whole tree, the converter; each against a floor."""
+	tools, rec = data.get('tools'), data['records'].get('tools', {})
+	if not tools:
+		return []
+	out = ['## 5. Tools', '',
+	       f'{rec.get("what")}. Both runs over the same {rec.get("files")} files with '
+	       f'{rec.get("jobs")} jobs, one after the other in this run; the floor is '
+	       f'`{rec.get("floor_rule")}`, a rule that matches one call, with the checker\'s '
+	       '`// Options:`.', '',
+	       '| figure | seconds | command |', '|---|---|---|',
+	       f'| checker, files that use the API (`make report`) | {tools["checker_seconds"]} | '
+	       f'`{rec.get("checker_command")}` |',
+	       f'| floor (trivial rule) | {tools["floor_seconds"]} | `{rec.get("floor_command")}` |',
+	       f'| checker / floor | {_fmt(tools["checker_over_floor"])} | |']
+	whole_tree = 'coccicheck_seconds' in tools
+	if whole_tree:
+		runs = rec.get('coccicheck_floor_runs') or []
+		out += [f'| `make coccicheck`, the checker\'s {len(tools.get("coccicheck_scripts", {}))} '
+			f'scripts, summed | {_fmt(tools["coccicheck_seconds"], 1)} | '
+			f'`{rec.get("coccicheck_command")}` |',
+			f'| `make coccicheck`, floor (median of {len(runs)} runs) | '
+			f'{_fmt(tools.get("coccicheck_floor_seconds"), 1)} | '
+			f'`{rec.get("coccicheck_floor_command")}` |',
+			f'| coccicheck: checker / floor | {_fmt(tools.get("coccicheck_over_floor"))} | |',
+			f'| coccicheck: one script / floor (mean) | '
+			f'{_fmt(tools.get("coccicheck_script_over_floor"))} | |']
+	out.append(f'| converter | {_fmt(tools["convert_seconds"], 1)} | '
+		   f'{rec.get("convert_note", "")} |')
+	out.append('')
+	if rec.get('convert_error'):
+		out += [f'The converter\'s error: `{rec["convert_error"]}`', '']
+	if whole_tree:
+		out += _coccicheck_text(tools, rec)
+	out += ['What limits these numbers: wall time on two cores shared with kernel builds '
+		'of other engineers; spatch parses each file once per run, so a floor given the '
+		'files is mostly parsing and the ratio is what the rules themselves add.', '']
+	return out
+
+
+def _coccicheck_text(tools: dict, rec: dict) -> list[str]:
+	"""What the coccicheck rows measure, and where a run's time goes."""
+	matched = rec.get('coccicheck_files_matched') or {}
+	counts = sorted({n for n in matched.values() if n is not None})
+	scripts = tools.get('coccicheck_scripts') or {}
+	out = [f'{rec.get("coccicheck_what")}. Every run hands spatch the whole tree; spatch '
+	       f'keeps, of its {rec.get("coccicheck_tree_files")} .c and .h files, those '
+	       'holding the tokens the rules need ('
+	       + (' or '.join(str(n) for n in counts) if counts else 'unknown') + ' files in '
+	       'every run here), and runs the rules on them. The floor, '
+	       f'`{rec.get("coccicheck_floor_rule")}`, is the gate rule the checker\'s scripts '
+	       'share: the API\'s names as literal tokens, so that spatch keeps the same files '
+	       '(a regular expression would make it read every file through the rule), and a '
+	       'script that does nothing with a match. A floor run precedes each script\'s run '
+	       'and follows the last. Per script: '
+	       + ', '.join(f'{k} {_fmt(v, 1)} s' for k, v in scripts.items()) + '; floor runs: '
+	       + ', '.join(f'{x:.1f}' for x in rec.get('coccicheck_floor_runs', [])) + ' s. '
+	       f'Logs: `{rec.get("coccicheck_logs")}/`.', '']
+	profile = rec.get('coccicheck_floor_profile') or {}
+	if profile.get('total') and 'infiles' in profile:
+		share = profile['infiles'] / profile['total']
+		out += [f'Where a run\'s time goes, `{rec.get("coccicheck_profile_command")}`: of '
+			f'{profile["total"]:.1f} s, {profile["infiles"]:.1f} s choosing the files '
+			f'(`Main.infiles computation`) and {profile.get("outfiles", 0):.1f} s running '
+			f'the rule on them (`Main.outfiles computation`). spatch {rec.get("spatch", "")} '
+			'chooses them in a git tree with one `git grep -l -w ( -e NAME ... )` over the '
+			'whole tree, a regular-expression search'
+			+ (', and that is most of a run: scripts/coccicheck repeats it for each '
+			   'script, so the checker\'s scripts cost about as many floors as there '
+			   'are scripts, and what their rules add is the "one script / floor" row. '
+			   if share > 0.5 else '. ')
+			+ 'Files: the `N files match` line of each log.', '']
+	return out
 
 
 def _native(data: dict) -> list[str]:
@@ -354,4 +413,6 @@ def headline(data: dict) -> str:
 	tools = data.get('tools')
 	if tools and tools.get('checker_over_floor'):
 		parts.append(f'checker x{tools["checker_over_floor"]:.2f} of floor')
+	if tools and tools.get('coccicheck_over_floor'):
+		parts.append(f'coccicheck x{tools["coccicheck_over_floor"]:.2f} of floor')
 	return '; '.join(parts) or 'nothing measured'

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Section tools: the checker and the converter against a trivial rule over the same files."""
+"""Section tools: the checker, prefiltered and as coccicheck runs it, and the converter."""
 
 import sys
 import time
 from pathlib import Path
 
+from scoped_uaccess.bench.coccicheck import run_coccicheck
 from scoped_uaccess.bench.common import WORK, BenchRequest, _rel, _relative_paths
 from scoped_uaccess.cocci import check, spatch
 from scoped_uaccess.core import paths
@@ -80,6 +81,7 @@ def run_tools(runner: Runner, request: BenchRequest, record: dict) -> dict:
 	figures = {'checker_seconds': round(times['checker'], 1),
 		   'floor_seconds': round(times['floor'], 1),
 		   'checker_over_floor': round(times['checker'] / times['floor'], 2) if times['floor'] else None}
+	figures.update(run_coccicheck(runner, request, record))
 	argv = converter_argv()
 	figures['convert_seconds'] = None
 	command = Command(('timeout', str(CONVERT_TIMEOUT), sys.executable,
