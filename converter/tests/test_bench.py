@@ -382,6 +382,8 @@ class ToolsTest(unittest.TestCase):
 				 coccicheck.figures({'a': 10.0, 'b': 14.0}, [5.0, 7.0, 6.0]))
 		failed = coccicheck.figures({'a': 10.0, 'b': None}, [])	# a run failed
 		self.assertEqual((None, None), (failed['coccicheck_seconds'], failed['coccicheck_over_floor']))
+		self.assertEqual(({'convert_floor_seconds': 20.0, 'convert_over_floor': 3.27}, None),
+				 (tools.convert_figures(65.4, 20.0), tools.convert_figures(None, 20.0)['convert_over_floor']))
 
 
 class ReadmeTest(unittest.TestCase):
@@ -409,17 +411,18 @@ class ReadmeTest(unittest.TestCase):
 			self.assertIn(part, text)
 		self.assertIn('scoped read x0.50 of open-coded (TCG)', readme.headline(data))
 		self.assertNotIn('coccicheck', text)	# a bench.json from before these keys
-		data['tools'].update(coccicheck.figures({'regions': 12.0, 'calls': 11.0}, [10.0, 12.0]))
+		data['tools'].update(coccicheck.figures({'regions': 12.0, 'calls': 11.0}, [10.0, 12.0]),
+				     convert_seconds=66.0, **tools.convert_figures(66.0, 22.0))
 		data['records']['tools'].update(coccicheck_command='for s ...', coccicheck_floor_runs=[10.0, 12.0],
 			coccicheck_files_matched={'floor-1': 38, 'regions': 38}, coccicheck_tree_files=59953,
 			coccicheck_floor_profile={'infiles': 8.2, 'outfiles': 1.8, 'total': 10.0})
 		text = readme.readme(data)
 		for row in ('| `make coccicheck`, the checker\'s 2 scripts, summed | 23.0 | `for s ...` |',
 			    '| coccicheck: checker / floor | 2.09 | |', '(median of 2 runs) | 11.0 |',
-			    'of its 59953 .c and .h files',
+			    '| converter / floor | 3.00 | |', 'of its 59953 .c and .h files',
 			    '38 files in every run', '8.2 s choosing the files', 'that is most of a run'):
 			self.assertIn(row, text)
-		self.assertIn('coccicheck x2.09 of floor', readme.headline(data))
+		self.assertIn('coccicheck x2.09 of floor; converter x3.00 of floor', readme.headline(data))
 
 
 	def test_native_section_and_headline(self) -> None:

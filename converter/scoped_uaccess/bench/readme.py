@@ -175,11 +175,21 @@ def _tools(data: dict) -> list[str]:
 			f'{_fmt(tools.get("coccicheck_script_over_floor"))} | |']
 	out.append(f'| converter | {_fmt(tools["convert_seconds"], 1)} | '
 		   f'{rec.get("convert_note", "")} |')
+	if 'convert_over_floor' in tools:
+		out += [f'| converter floor (trivial rule) | {_fmt(tools.get("convert_floor_seconds"), 1)} | '
+			f'`{rec.get("convert_floor_command")}` |',
+			f'| converter / floor | {_fmt(tools.get("convert_over_floor"))} | |']
 	out.append('')
 	if rec.get('convert_error'):
 		out += [f'The converter\'s error: `{rec["convert_error"]}`', '']
 	if whole_tree:
 		out += _coccicheck_text(tools, rec)
+	if 'convert_over_floor' in tools:
+		out += [f'The converter\'s floor is `{rec.get("floor_rule")}`, one spatch per file, over '
+			f'the files the converter works on, with the converter\'s jobs '
+			f'({rec.get("convert_floor_what")}): the converter runs its rules several '
+			'times on each of them, then the checker on what it rewrote, and exports the '
+			'series with git and checkpatch.', '']
 	out += ['What limits these numbers: wall time on two cores shared with kernel builds '
 		'of other engineers; spatch parses each file once per run, so a floor given the '
 		'files is mostly parsing and the ratio is what the rules themselves add.', '']
@@ -415,4 +425,6 @@ def headline(data: dict) -> str:
 		parts.append(f'checker x{tools["checker_over_floor"]:.2f} of floor')
 	if tools and tools.get('coccicheck_over_floor'):
 		parts.append(f'coccicheck x{tools["coccicheck_over_floor"]:.2f} of floor')
+	if tools and tools.get('convert_over_floor'):
+		parts.append(f'converter x{tools["convert_over_floor"]:.2f} of floor')
 	return '; '.join(parts) or 'nothing measured'

@@ -1,15 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Section tools: the checker, prefiltered and as coccicheck runs it, and the converter."""
+"""Section tools: the checker, prefiltered and as coccicheck runs it, and the converter, against floors."""
 
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 from scoped_uaccess.bench.coccicheck import run_coccicheck
 from scoped_uaccess.bench.common import WORK, BenchRequest, _rel, _relative_paths
 from scoped_uaccess.cocci import check, spatch
+from scoped_uaccess.cocci.convert import run as convert_run
+from scoped_uaccess.cocci.convert import series
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.errors import CommandFailed, TreeStateError
+from scoped_uaccess.kernel import worktree
 
 FLOOR_RULE = '''// SPDX-License-Identifier: GPL-2.0
 /// The floor for timing the checker scripts, scoped_uaccess_*.cocci: one
@@ -42,14 +47,38 @@ def floor_rule(checker: Path) -> str:
 # The converter also checks what it rewrote; some files take the checker
 # minutes.  A benchmark run should end.
 CONVERT_TIMEOUT = 1500
+CONVERT_WORKTREE = paths.BUILD / 'wt-bench-convert'
 
 
-def converter_argv() -> list[str]:
+def converter_argv(jobs: int) -> list[str]:
 	"""The CLI arguments that time the converter: --core converts baseline
 	+ the core series, the conversion's real workload, into a directory
 	and a scratch worktree of its own."""
-	return ['convert', '--core', '--out', str(WORK / 'convert'),
-		'--worktree', str(paths.BUILD / 'wt-bench-convert')]
+	return ['convert', '--core', '--jobs', str(jobs), '--out', str(WORK / 'convert'),
+		'--worktree', str(CONVERT_WORKTREE)]
+
+
+def convert_floor(runner: Runner, floor_cocci: Path, jobs: int) -> tuple[Optional[float], int]:
+	"""The floor rule over the files the converter gives spatch (those of
+	baseline + the core series that use a region begin), one spatch per
+	file, with the converter's jobs: its seconds and the file count.  The
+	converter's scratch worktree is moved back to that commit for it."""
+	tree = paths.DEFAULT_KDIR	# the converter's default --tree
+	quiet = Runner(dry_run=runner.dry_run, echo=runner.echo, quiet=True)
+	try:
+		commit = series.core_commit(quiet, tree, paths.PATCHES)
+		worktree.worktree(quiet, tree, CONVERT_WORKTREE, commit, scratch=True)
+	except (TreeStateError, CommandFailed) as e:
+		runner.say(f'bench[tools]: no converter floor: {e}')
+		return None, 0
+	if runner.dry_run:
+		return None, 0
+	files = convert_run.prefilter(quiet, CONVERT_WORKTREE)
+	start = time.monotonic()
+	check.run_check(quiet, check.CheckRequest(paths=[CONVERT_WORKTREE / f for f in files],
+						  scripts=(floor_cocci,), root=CONVERT_WORKTREE,
+						  jobs=jobs))
+	return time.monotonic() - start, len(files)
 
 
 def run_tools(runner: Runner, request: BenchRequest, record: dict) -> dict:
@@ -82,7 +111,7 @@ def run_tools(runner: Runner, request: BenchRequest, record: dict) -> dict:
 		   'floor_seconds': round(times['floor'], 1),
 		   'checker_over_floor': round(times['checker'] / times['floor'], 2) if times['floor'] else None}
 	figures.update(run_coccicheck(runner, request, record))
-	argv = converter_argv()
+	argv = converter_argv(request.jobs)
 	figures['convert_seconds'] = None
 	command = Command(('timeout', str(CONVERT_TIMEOUT), sys.executable,
 			   str(paths.REPO / 'converter' / 'scoped-uaccess'), *argv), cwd=paths.REPO)
@@ -104,4 +133,19 @@ def run_tools(runner: Runner, request: BenchRequest, record: dict) -> dict:
 					  f'(its error is in bench.json)')
 	runner.say(f'bench[tools]: converter: {record["convert_note"]}, '
 		   f'{figures["convert_seconds"]} s')
+	floor, files = convert_floor(runner, floor_cocci, request.jobs)
+	figures.update(convert_figures(figures['convert_seconds'], floor))
+	record.update(convert_floor_files=files, convert_floor_command=(
+		f'converter/scoped-uaccess check --jobs {request.jobs} --cocci {_rel(floor_cocci)} '
+		'FILE...'), convert_floor_what=(
+		f'FILE... are the {files} files of {_rel(CONVERT_WORKTREE)} at baseline + the core '
+		'series that use a region begin, those the converter gives spatch'))
+	runner.say(f'bench[tools]: converter floor: {figures["convert_floor_seconds"]} s over '
+		   f'{files} files, converter x{figures["convert_over_floor"]}')
 	return figures
+
+
+def convert_figures(convert: Optional[float], floor: Optional[float]) -> dict:
+	"""The converter's floor and the ratio; None where either is missing."""
+	return {'convert_floor_seconds': None if floor is None else round(floor, 1),
+		'convert_over_floor': round(convert / floor, 2) if convert and floor else None}
