@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The checker the series ships is the one in cocci/: the five scripts."""
+"""The checker the series ships is the one in cocci/: the six scripts."""
 
 import re
 import unittest

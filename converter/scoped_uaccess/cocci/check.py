@@ -16,12 +16,12 @@ from scoped_uaccess.cocci.spatch import ParseFailure
 from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, UsageError
 
-# The checker: five standalone scripts, one family of classes each
+# The checker: six standalone scripts, one family of classes each
 # (cocci/README.md).  Every script runs on every file, one spatch run each;
 # their classes do not overlap, and each header lists the classes it owns.
 CHECKERS: tuple[Path, ...] = tuple(
 	spatch.COCCI_DIR / f'scoped_uaccess_{family}.cocci'
-	for family in ('regions', 'outside', 'calls', 'accessors', 'range'))
+	for family in ('regions', 'conditional', 'outside', 'calls', 'accessors', 'range'))
 
 
 def classes(scripts: Sequence[Path] = CHECKERS) -> dict[str, CheckClass]:
