@@ -199,21 +199,25 @@ def _tools(data: dict) -> list[str]:
 def _coccicheck_text(tools: dict, rec: dict) -> list[str]:
 	"""What the coccicheck rows measure, and where a run's time goes."""
 	matched = rec.get('coccicheck_files_matched') or {}
-	counts = sorted({n for n in matched.values() if n is not None})
+	floor_files = sorted({n for k, n in matched.items() if k.startswith('floor') and n is not None})
 	scripts = tools.get('coccicheck_scripts') or {}
+
+	def kept(name: str) -> str:
+		return f' ({matched[name]} files)' if matched.get(name) is not None else ''
 	out = [f'{rec.get("coccicheck_what")}. Every run hands spatch the whole tree; spatch '
 	       f'keeps, of its {rec.get("coccicheck_tree_files")} .c and .h files, those '
-	       'holding the tokens the rules need ('
-	       + (' or '.join(str(n) for n in counts) if counts else 'unknown') + ' files in '
-	       'every run here), and runs the rules on them. The floor, '
-	       f'`{rec.get("coccicheck_floor_rule")}`, is the gate rule the checker\'s scripts '
-	       'share: the API\'s names as literal tokens, so that spatch keeps the same files '
-	       '(a regular expression would make it read every file through the rule), and a '
-	       'script that does nothing with a match. A floor run precedes each script\'s run '
-	       'and follows the last. Per script: '
-	       + ', '.join(f'{k} {_fmt(v, 1)} s' for k, v in scripts.items()) + '; floor runs: '
-	       + ', '.join(f'{x:.1f}' for x in rec.get('coccicheck_floor_runs', [])) + ' s. '
-	       f'Logs: `{rec.get("coccicheck_logs")}/`.', '']
+	       'holding the tokens a rule the others depend on needs, and runs the rules on '
+	       f'them. The floor, `{rec.get("coccicheck_floor_rule")}`, is one such gate rule: '
+	       'every name that marks a user of the API (begins, ends, scopes; `api.words()`) '
+	       'as a literal token, so that spatch chooses its files as it does for the '
+	       'checker (a regular expression would make it read every file through the '
+	       'rule), and a script that does nothing with a match. A floor run precedes '
+	       'each script\'s run and follows the last. Seconds and files kept per script: '
+	       + ', '.join(f'{k} {_fmt(v, 1)} s{kept(k)}' for k, v in scripts.items())
+	       + '; floor runs: '
+	       + ', '.join(f'{x:.1f}' for x in rec.get('coccicheck_floor_runs', [])) + ' s'
+	       + (f' ({" or ".join(str(n) for n in floor_files)} files)' if floor_files else '')
+	       + f'. Logs: `{rec.get("coccicheck_logs")}/`.', '']
 	profile = rec.get('coccicheck_floor_profile') or {}
 	if profile.get('total') and 'infiles' in profile:
 		share = profile['infiles'] / profile['total']
@@ -224,8 +228,8 @@ def _coccicheck_text(tools: dict, rec: dict) -> list[str]:
 			'chooses them in a git tree with one `git grep -l -w ( -e NAME ... )` over the '
 			'whole tree, a regular-expression search'
 			+ (', and that is most of a run: scripts/coccicheck repeats it for each '
-			   'script, so the checker\'s scripts cost about as many floors as there '
-			   'are scripts, and what their rules add is the "one script / floor" row. '
+			   'script, so the scripts summed cost several floors, and what their '
+			   'rules add is the "one script / floor" row. '
 			   if share > 0.5 else '. ')
 			+ 'Files: the `N files match` line of each log.', '']
 	return out
