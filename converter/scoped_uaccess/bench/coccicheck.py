@@ -6,9 +6,9 @@ the scripts in scripts/coccinelle/misc/): `make coccicheck MODE=report
 COCCI=<script>`, which hands spatch the whole tree (`--dir .`).  spatch
 then reads every .c and .h file for the tokens the script's rules need and
 runs the rules on the files that have them.  The floor is the same
-coccicheck run of a rule that needs the same tokens (the checker's gate
-rule: the API's names as literal tokens, no regex, which would make spatch
-read every file through the rule) and does nothing with a match.
+coccicheck run of a gate rule like the scripts' own: every name that
+marks a user of the API as a literal token (no regex, which would make
+spatch read every file through the rule), and nothing done with a match.
 
 scripts/coccicheck takes one script in COCCI= (a directory is handed to
 --cocci-file and fails; without COCCI it runs every script of the tree),
@@ -32,10 +32,11 @@ PATTERN = 'scoped_uaccess_*.cocci'
 FLOOR = WORK / 'coccicheck-floor.cocci'
 
 FLOOR_RULE = '''// SPDX-License-Identifier: GPL-2.0
-/// The floor for timing `make coccicheck` with the checker scripts of
-/// {scripts}: their gate rule alone, the API's names as
-/// literal tokens (spatch skips the files without them, as it does for
-/// the checker), and a script that does nothing with a match.
+/// The floor for timing `make coccicheck` with the checker scripts
+/// {scripts}:
+/// a gate rule like theirs, every name that marks a user of the API as a
+/// literal token (spatch skips the files without them, as it does for the
+/// checker), and a script that does nothing.
 // Confidence: High
 // Comments: written by converter/scoped_uaccess/bench/coccicheck.py
 // Options: {options}
