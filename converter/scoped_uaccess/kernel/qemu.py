@@ -71,6 +71,12 @@ def kvm_probe_command(kernel: Path, arch: Arch = ARCHES['x86_64']) -> Command:
 		       mutates=False)
 
 
+# Whether KVM boots a kernel of an architecture is a property of the
+# machine: probed once per process (a `make test` boots a dozen kernels,
+# and a failed probe costs KVM_PROBE_SECONDS each time).
+_PROBED: dict[str, tuple[Accelerator, str]] = {}
+
+
 def choose_accelerator(runner: Runner, choice: AccelChoice, kernel: Path,
 		       arch: Arch = ARCHES['x86_64']) -> tuple[Accelerator, str]:
 	"""The accelerator to boot with, and a note on why."""
@@ -84,6 +90,14 @@ def choose_accelerator(runner: Runner, choice: AccelChoice, kernel: Path,
 		return Accelerator.TCG, '/dev/kvm cannot be opened read/write'
 	if runner.dry_run:
 		return Accelerator.KVM, '/dev/kvm opens; dry run, so not probed'
+	if arch.name in _PROBED:
+		accelerator, note = _PROBED[arch.name]
+		return accelerator, f'{note} (probed earlier in this run)'
+	_PROBED[arch.name] = _probe(runner, kernel, arch)
+	return _PROBED[arch.name]
+
+
+def _probe(runner: Runner, kernel: Path, arch: Arch) -> tuple[Accelerator, str]:
 	probe = runner.run(kvm_probe_command(kernel, arch), Output.CAPTURE, check=False)
 	if KVM_PROBE_BANNER in probe.output:
 		return Accelerator.KVM, '/dev/kvm is usable'
