@@ -21,3 +21,10 @@ UNIT_TESTS = REPO / 'converter' / 'tests'
 def kunit_build_dir(cc: str) -> Path:
 	"""The kernel build directory of `make kunit CC=<cc>`."""
 	return OUT / f'kunit-{cc}'
+
+
+def validate_build_dir(config: str) -> Path:
+	"""The build directory of validate's build configuration <config> (an
+	architecture name of kernel/architectures.py, `-base` appended for the
+	unconverted tree); the sparse gate prepares validate's x86_64 one."""
+	return OUT / f'validate-{config}'

@@ -43,7 +43,7 @@ DEFCONFIG = 'x86_64_defconfig'
 ENABLE = ('KVM', 'KVM_INTEL', 'DRM_I915', 'IA32_EMULATION', 'IO_URING', 'KUNIT',
 	  'SCOPED_UACCESS_KUNIT_TEST')
 DISABLE = ('X86_KERNEL_IBT',)
-PATCHED_OUT = paths.OUT / 'validate-x86_64'
+PATCHED_OUT = paths.validate_build_dir('x86_64')
 
 
 @dataclass

@@ -172,7 +172,7 @@ def validate_builds(runner: Runner, kdir: Path, base_tree: Callable[[], Path],
 		arch = ARCHES[name]
 		result = ArchBuild(arch, objects)
 		start = time.monotonic()
-		out = paths.OUT / f'validate-{name}'
+		out = paths.validate_build_dir(name)
 		say(f'validate: {name}: {arch.defconfig}; {len(objects)} object(s): {" ".join(objects)}')
 		status, log = build_objects(runner, arch, kdir, out, objects, jobs)
 		result.log = log
@@ -189,7 +189,7 @@ def validate_builds(runner: Runner, kdir: Path, base_tree: Callable[[], Path],
 			say(f'validate: {name}: {len(diags)} warning(s); building the unconverted tree '
 			    'to compare')
 			base = base_tree()
-			bout = paths.OUT / f'validate-{name}-base'
+			bout = paths.validate_build_dir(f'{name}-base')
 			_, blog = build_objects(runner, arch, base, bout, objects, jobs)
 			result.log += '\n=== unconverted tree\n' + blog
 			before = _touched_diags(kbuild.parse_diagnostics(blog, (base,)), objects, touched)
