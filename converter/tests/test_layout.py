@@ -3,11 +3,12 @@
 and the .cocci scripts carry the API tables of cocci/api.py."""
 
 import ast
+import re
 import unittest
 from pathlib import Path
 
 import support
-from scoped_uaccess.cocci import api
+from scoped_uaccess.cocci import api, check
 
 PACKAGE = support.CONVERTER / 'scoped_uaccess'
 # The stages, lowest first: a module may import its own stage and those below.
@@ -79,6 +80,28 @@ class ApiTablesTest(unittest.TestCase):
 				with self.subTest(script=script.name):
 					self.assertEqual(api.update_text(text), text, 'run '
 							 '`converter/scoped-uaccess api-tables --write`')
+
+	def test_gate_rules_name_whole_families(self) -> None:
+		# The gate rule `api` of each checker script lists literal names for
+		# spatch's prefilter, by hand: every name must be the API's, a family
+		# named at all must be named whole, and every script declares the
+		# scopes, which spatch's C parser needs to parse a scope.
+		families = {'OPEN_BEGINS': api.OPEN_BEGINS, 'MASKED_BEGINS': api.MASKED_BEGINS,
+			    'ENDS': api.ENDS, 'SCOPES': api.SCOPES, 'ACCESSORS': api.ACCESSORS}
+		known = set().union(*families.values())
+		for script in check.CHECKERS:
+			with self.subTest(script=script.name):
+				m = re.search(r'^@api\b[^\n]*@\n(?P<decls>.*?)^@@\n(?P<body>.*?)\n\n',
+					      script.read_text(), re.M | re.S)
+				self.assertIsNotNone(m, 'no gate rule @api')
+				decls = set(re.findall(r'\w+', m['decls']))
+				body = set(re.findall(r'\w+', m['body'])) - {'S'}
+				self.assertLessEqual(set(api.SCOPES), decls)
+				self.assertEqual(set(), body - known)
+				for name, family in families.items():
+					named = body & set(family)
+					if named:
+						self.assertEqual(set(family), named, name)
 
 	def test_render_round_trips(self) -> None:
 		text = '# BEGIN API TABLES: ENDS SCOPES\nstale\n# END API TABLES\n'

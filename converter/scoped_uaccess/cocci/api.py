@@ -207,7 +207,8 @@ def accessor_mode(name: str) -> Optional[str]:
 
 def words() -> tuple[str, ...]:
 	"""Every name that marks a file as a user of the API (begins, ends,
-	scopes): what a prefilter greps for and what spatch's gate rules list."""
+	scopes): what a prefilter greps for.  The gate rules of the checker
+	scripts list whole families of these, or of ACCESSORS (test_layout)."""
 	return (*OPEN_BEGINS, *MASKED_BEGINS, *ENDS, *SCOPES)
 
 
