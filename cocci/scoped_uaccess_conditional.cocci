@@ -77,7 +77,7 @@ def emit(printer):
 // ---- Gate: only files naming a begin are parsed --------------------------
 // Literal tokens, for spatch's prefilter; every other rule depends on it.
 // The scopes are declared for spatch's parser of the C code.
-@api@
+@api depends on context || org || report@
 iterator name scoped_user_read_access, scoped_user_read_access_size,
 	scoped_user_write_access, scoped_user_write_access_size,
 	scoped_user_rw_access, scoped_user_rw_access_size;
