@@ -22,7 +22,7 @@ class ReportTest(unittest.TestCase):
 		diffs = sweep_records.compare(console('x86_64-baseline.log'), conv)
 		conversion = json.loads((SWEEP / 'conversion.json').read_text())
 		targets = [{'target': 'x86_64', 'archs': ['x86_64', 'i386'],
-			    'config': 'testcases/kernel/userspace.config', 'kuap': False, 'kuap_on': False,
+			    'config': 'testcases/kernel/x86_64.config', 'kuap': False, 'kuap_on': False,
 			    'records': {'x86_64': 34, 'i386': 15}, 'differences': 5, 'problems': []}]
 		return sweep_report.report_data('6.12.118', 'baseline + 18 commits', targets,
 						{'x86_64': conv, 'i386': conv, 'ppc64le': ppc}, diffs,

@@ -129,7 +129,7 @@ def run_access(runner: Runner, request: BenchRequest, record: dict) -> dict:
 	config = WORK / 'bench-series.config'
 	build = kbuild.Build(request.series_tree, build_dir, X86_64)
 	if request.build:
-		runner.say(f'{tag}: kernel {_rel(build_dir)}: userspace.config + bench.config')
+		runner.say(f'{tag}: kernel {_rel(build_dir)}: x86_64.config + bench.config')
 		if not runner.dry_run:
 			WORK.mkdir(parents=True, exist_ok=True)
 			config.write_text(userspace.CONFIG.read_text() + '\n' + BENCH_CONFIG.read_text())

@@ -47,7 +47,7 @@ class NativeTree:
 	"""A tree whose headers the sequences are compiled from, and its build."""
 	name: str		# baseline: pristine 6.12; series: with the series
 	kdir: Path
-	build_dir: Path		# configured with userspace.config (user-<name>)
+	build_dir: Path		# configured with x86_64.config (user-<name>)
 
 	@property
 	def module_dir(self) -> Path:

@@ -37,7 +37,7 @@ def readme(data: dict) -> str:
 		accel = rec.get('accelerator')
 		out += ['## 2. Cost per 8-byte user access (in-kernel)', '',
 			f'`testcases/bench/uaccess_bench.c`, a KUnit suite built out of tree against the '
-			f'converted kernel (`testcases/kernel/userspace.config` plus '
+			f'converted kernel (`testcases/kernel/x86_64.config` plus '
 			f'`testcases/bench/bench.config`) and loaded with insmod in QEMU under '
 			f'**{accel}** ({rec.get("accelerator_note")}). '
 			f'{rec.get("iterations")} accesses per timed loop between two rdtsc_ordered(), '
@@ -112,7 +112,7 @@ def readme(data: dict) -> str:
 			f'Objects of the files the series converts ({", ".join(rec.get("files", []))}), '
 			f'and those including a converted header: {", ".join(rec.get("objects", []))}. '
 			f'Baseline objects from `{rec.get("baseline_build")}`, converted from '
-			f'`{rec.get("converted_build")}` (both `userspace.config`, gcc). Sizes and '
+			f'`{rec.get("converted_build")}` (both `x86_64.config`, gcc). Sizes and '
 			f'totals are `{rec.get("bloat_command")}`; LFENCE counts are the LFENCE '
 			'instructions of the function plus those in the alternatives '
 			'(`.altinstr_replacement`) that patch it, as `barrier_nospec()` is an '
@@ -251,7 +251,7 @@ def _native(data: dict) -> list[str]:
 	       '`testcases/bench/native/native_regions.c` holds one function per region: '
 	       'a begin, 1, 2 or 8 `unsafe_get_user()` or `unsafe_put_user()` of 8 bytes, '
 	       'the end. kbuild compiles it against the tree\'s headers and '
-	       '`userspace.config` with the kernel\'s flags (minus ftrace, the return and '
+	       '`x86_64.config` with the kernel\'s flags (minus ftrace, the return and '
 	       'indirect-branch thunks and the stack protector, which need a running '
 	       'kernel and lie outside the region), as built-in code, so the begin reads '
 	       '`USER_PTR_MAX` as a runtime constant; `native_bench.c` links it into a '

@@ -9,7 +9,7 @@ for reports/bench/bench.json:
            series' scopes), compiled with kbuild and timed in userspace on
            this CPU, pinned; TSC cycles per region, masked/checked.
   access   testcases/bench/uaccess_bench.c, a KUnit module built out of
-           tree against the series kernel (userspace.config plus
+           tree against the series kernel (x86_64.config plus
            bench.config) and loaded with insmod in QEMU; cycles per 8-byte
            user read and write through each accessor, ratios to the
            open-coded user_access_begin() region.

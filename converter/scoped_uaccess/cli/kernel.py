@@ -61,12 +61,12 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	p = add('kunit', cmd_kunit, 'build the KUnit kernel, boot it in QEMU, check KTAP')
 	p.add_argument('--cc', default='gcc', choices=sorted(TOOLCHAINS), help='compiler')
 	add_accel(p)
-	p.add_argument('--kunitconfig', type=Path, default=paths.KUNITCONFIG,
-		       help='KUnit config fragment (default: testcases/kunit/scoped_uaccess.kunitconfig)')
+	p.add_argument('--kunitconfig', type=Path, default=paths.X86_64_CONFIG,
+		       help='KUnit config fragment (default: testcases/kernel/x86_64.config)')
 	p.add_argument('--suite', action='append',
 		       choices=[s.name for s in expected.EXPECTED_SUITES],
 		       help='check only this expected suite (repeatable; default: all)')
-	p = add('userspace', cmd_userspace, 'build a kernel with testcases/kernel/userspace.config, '
+	p = add('userspace', cmd_userspace, 'build a kernel with testcases/kernel/x86_64.config, '
 		'boot it with the userspace syscall tests, check KTAP')
 	p.add_argument('--name', required=True, help='names build/out/user-NAME and the results')
 	p.add_argument('--mode', default='test', choices=[m.value for m in userspace.Mode],

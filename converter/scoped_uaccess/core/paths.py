@@ -10,10 +10,17 @@ RESULTS = BUILD / 'results'
 DEFAULT_KDIR = BUILD / 'linux'
 # The one checkout of the pristine tag `baseline` that builds and boots use.
 BASELINE_TREE = BUILD / 'wt-baseline'
-# KDIR's HEAD, where sparse and validate build the series' objects.
+# KDIR's HEAD, where the KUnit gates build their kernels and sparse and
+# validate the series' objects.
 CONVERTED_TREE = BUILD / 'wt-validate-converted'
 PATCHES = REPO / 'patches'
-KUNITCONFIG = REPO / 'testcases' / 'kunit' / 'scoped_uaccess.kunitconfig'
+# The x86_64 kernel configuration of KUnit, the userspace tests and the
+# x86_64 fault sweep (testcases/kernel/README).
+X86_64_CONFIG = REPO / 'testcases' / 'kernel' / 'x86_64.config'
+# The userspace run of validate's converted kernel: that kernel is the gcc
+# KUnit kernel (same tree, configuration and compiler), so it is not built
+# again.
+CONVERTED_RUN = 'converted'
 NEGATIVE = REPO / 'testcases' / 'negative'
 UNIT_TESTS = REPO / 'converter' / 'tests'
 
@@ -21,6 +28,12 @@ UNIT_TESTS = REPO / 'converter' / 'tests'
 def kunit_build_dir(cc: str) -> Path:
 	"""The kernel build directory of `make kunit CC=<cc>`."""
 	return OUT / f'kunit-{cc}'
+
+
+def userspace_build_dir(name: str) -> Path:
+	"""The kernel build directory of the userspace run <name>: the gcc
+	KUnit kernel's for CONVERTED_RUN, build/out/user-<name> otherwise."""
+	return kunit_build_dir('gcc') if name == CONVERTED_RUN else OUT / f'user-{name}'
 
 
 def validate_build_dir(config: str) -> Path:

@@ -53,8 +53,8 @@ class FaultsweepRequest:
 	converted_tree: Path
 	baseline_tree: Path
 	targets: tuple[str, ...] = tuple(sweep_boot.TARGETS)
-	# The userspace runs whose kernels x86_64 boots (build/out/user-<name>).
-	x86_names: tuple[str, str] = ('validate-baseline', 'converted')
+	# The userspace runs whose kernels x86_64 boots (paths.userspace_build_dir).
+	x86_names: tuple[str, str] = ('validate-baseline', paths.CONVERTED_RUN)
 	build_x86: bool = True		# False: they were just built (validate)
 	build: bool = True		# False: boot what is built
 	jobs: int = kbuild.JOBS

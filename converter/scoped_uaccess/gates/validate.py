@@ -213,7 +213,7 @@ def boot_compare(runner: Runner, kdir: Path, baseline_tree: Optional[Path], jobs
 	"""Both kernels with the userspace tests; their results must agree.
 	Without baseline_tree, the baseline run named baseline_run is reused."""
 	consoles: dict[str, Optional[userspace.Console]] = {}
-	kernels = [('converted', kdir)]
+	kernels = [(paths.CONVERTED_RUN, kdir)]
 	if baseline_tree is not None:
 		kernels.insert(0, (baseline_run, baseline_tree))
 	else:
@@ -236,7 +236,7 @@ def boot_compare(runner: Runner, kdir: Path, baseline_tree: Optional[Path], jobs
 	if runner.dry_run:
 		return
 	result.boot_ran = True
-	baseline, converted = consoles[baseline_run], consoles['converted']
+	baseline, converted = consoles[baseline_run], consoles[paths.CONVERTED_RUN]
 	if baseline is None or converted is None:
 		return
 	for label, console in (('baseline', baseline), ('converted', converted)):
@@ -286,7 +286,7 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 			start = time.monotonic()
 			result.sweep = faultsweep.run_sweep(runner, faultsweep.FaultsweepRequest(
 				converted_tree=kdir, baseline_tree=pristine, targets=sweep,
-				x86_names=(baseline_run or BASELINE_RUN, 'converted'), build_x86=False,
+				x86_names=(baseline_run or BASELINE_RUN, paths.CONVERTED_RUN), build_x86=False,
 				jobs=jobs, accel=accel), say)
 			result.seconds['faultsweep'] = time.monotonic() - start
 	return result

@@ -1,6 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Builds the KUnit kernel with one compiler, boots it in QEMU, checks KTAP."""
+"""Builds the KUnit kernel with one compiler, boots it in QEMU, checks KTAP.
 
+The kernel is built from kdir's HEAD checked out in the converted worktree
+(paths.CONVERTED_TREE) with testcases/kernel/x86_64.config, so that the
+gcc kernel is also the converted kernel `make validate` boots
+(paths.userspace_build_dir).
+"""
+
+import dataclasses
 import enum
 import json
 import shutil
@@ -16,7 +23,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem
 from scoped_uaccess.core.outcome import Outcome, format_seconds, relative
-from scoped_uaccess.kernel import kbuild
+from scoped_uaccess.kernel import kbuild, worktree
 from scoped_uaccess.kernel.architectures import ARCHES
 from scoped_uaccess.kernel.qemu import (ACCELERATORS, KERNEL_ARGS, AccelChoice, Accelerator,
 					AcceleratorParams, choose_accelerator, cpu_args)
@@ -40,7 +47,7 @@ class KunitStatus(enum.Enum):
 class KunitRequest:
 	kdir: Path
 	toolchain: Toolchain
-	kunitconfig: Path = paths.KUNITCONFIG
+	kunitconfig: Path = paths.X86_64_CONFIG
 	suites: tuple[expected.ExpectedSuite, ...] = expected.EXPECTED_SUITES
 	results: Path = paths.RESULTS
 	jobs: int = kbuild.JOBS
@@ -141,8 +148,9 @@ def run_kunit(runner: Runner, request: KunitRequest) -> KunitResult:
 		for stale in (result.log, result.json):
 			stale.unlink(missing_ok=True)
 	start = time.monotonic()
+	srctree = worktree.converted_worktree(runner, request.kdir)
 	try:
-		_steps(runner, request, result)
+		_steps(runner, dataclasses.replace(request, kdir=srctree), result)
 	finally:
 		result.wall_seconds = time.monotonic() - start
 		if not runner.dry_run:

@@ -61,7 +61,8 @@ class SweepTarget:
 	init: InitKind
 	config: Path			# the kernel configuration, a whole starting .config
 	build_prefix: str		# build/out/<prefix>-<kernel name>
-	# Boots the userspace tests' kernels (build/out/user-<run name>).
+	# Boots the userspace tests' kernels (paths.userspace_build_dir(run
+	# name)); build_prefix is then unused.
 	userspace_kernel: bool = False
 	kuap: bool = False		# the boot log must say KUAP is on
 	append: tuple[str, ...] = ()	# kernel command line
@@ -77,6 +78,8 @@ class SweepTarget:
 		return self.kernel.qemu.kernel_image
 
 	def build_dir(self, kernel_name: str) -> Path:
+		if self.userspace_kernel:
+			return paths.userspace_build_dir(kernel_name)
 		return paths.OUT / f'{self.build_prefix}-{kernel_name}'
 
 	@property
@@ -86,7 +89,7 @@ class SweepTarget:
 
 
 TARGETS: dict[str, SweepTarget] = {t.name: t for t in (
-	# The userspace tests' kernel (userspace.config has IA32 emulation for
+	# The userspace tests' kernel (x86_64.config has IA32 emulation for
 	# the i386 binary); the KUnit suites ran in the userspace boot already.
 	SweepTarget('x86_64', ARCHES['x86_64'],
 		    (Program(ARCHES['x86_64'], 'x86_64'), Program(ARCHES['i386'], 'i386')),

@@ -30,7 +30,7 @@ from scoped_uaccess.kunit import ktap
 from scoped_uaccess.kunit import run as kunit_run
 
 SOURCE = paths.REPO / 'testcases' / 'userspace' / 'uaccess_syscalls.c'
-CONFIG = paths.REPO / 'testcases' / 'kernel' / 'userspace.config'
+CONFIG = paths.X86_64_CONFIG
 PROGRAM = 'uaccess_syscalls'
 CFLAGS = ('-static', '-O2', '-Wall', '-Werror')
 BUSYBOX = Path('/bin/busybox')
@@ -84,7 +84,7 @@ class RunStatus(enum.Enum):
 class UserspaceRequest:
 	"""One kernel tree to build and boot with the tests."""
 	kdir: Path
-	name: str			# names build/out/user-<name> and the results
+	name: str			# names the build (paths.userspace_build_dir) and the results
 	mode: Mode = Mode.TEST
 	iterations: int = 1000
 	accel: AccelChoice = AccelChoice.AUTO
@@ -96,7 +96,7 @@ class UserspaceRequest:
 
 	@property
 	def build_dir(self) -> Path:
-		return paths.OUT / f'user-{self.name}'
+		return paths.userspace_build_dir(self.name)
 
 	@property
 	def kernel(self) -> Path:
