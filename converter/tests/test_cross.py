@@ -3,6 +3,7 @@
 
 import tempfile
 import unittest
+from unittest import mock
 from pathlib import Path
 
 import support  # noqa: F401  (puts the package on sys.path)
@@ -49,6 +50,37 @@ class BisectTest(unittest.TestCase):
 			(tree / 'fs').mkdir()
 			(tree / 'fs' / 'select.c').write_text('')
 			self.assertEqual(['fs/select.o'], bisect.objects_at(tree))
+
+	def cmd_files(self, out: Path, tree: Path, objects: list[str]) -> None:
+		"""A .cmd file per object, as kbuild writes them: the source and a
+		header of the tree, a generated header of the build."""
+		for obj in objects:
+			cmd = kbuild.cmd_file(out, obj)
+			cmd.parent.mkdir(parents=True, exist_ok=True)
+			source = obj[:-2] + '.c'		# asm-offsets.s too
+			cmd.write_text(f'savedcmd_{obj} := gcc -I{tree}/include -c -o {obj} {tree}/{source}\n'
+				       f'source_{obj} := {tree}/{source}\n'
+				       f'deps_{obj} := \\\n  {tree}/include/linux/uaccess.h \\\n'
+				       '  include/generated/asm-offsets.h \\\n\n')
+
+	def test_a_commit_that_changes_no_input_is_not_built(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			out, tree = Path(d) / 'out', Path(d) / 'wt'
+			objects = ['fs/select.o']
+			with mock.patch.object(bisect, 'OUT', out), mock.patch.object(bisect, 'WORKTREE', tree):
+				self.assertEqual('fs/select.o was not built before',
+						 bisect.inputs_changed(['fs/select.c'], objects))
+				self.cmd_files(out, tree, [*objects, *bisect.SEPARATE, *bisect.GENERATED_FROM])
+				self.assertEqual('', bisect.inputs_changed(['arch/powerpc/kernel/signal_32.c',
+									    'include/generated/asm-offsets.h'],
+									   objects))
+				self.assertEqual('include/linux/uaccess.h changed',
+						 bisect.inputs_changed(['include/linux/uaccess.h'], objects))
+				self.assertEqual('fs/select.c changed',
+						 bisect.inputs_changed(['fs/select.c'], objects))
+				self.assertIn('Kconfig', bisect.inputs_changed(['lib/Kconfig.debug'], objects))
+				self.assertIn('build tool', bisect.inputs_changed(['tools/objtool/check.c'],
+										  objects))
 
 	def test_a_directory_without_baseline_is_refused(self) -> None:
 		with tempfile.TemporaryDirectory() as d:

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Builds the series' objects at every patch of the series: it must bisect."""
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +26,12 @@ OBJECTS = ('fs/select.o', 'fs/readdir.o', 'kernel/exit.o', 'kernel/signal.o',
 SEPARATE = ('arch/x86/lib/usercopy_64.o',)
 WORKTREE = paths.BUILD / 'wt-bisect'
 OUT = paths.OUT / 'bisect'
+# Generated headers the objects include (asm-offsets.h, bounds.h) are made
+# from these; their inputs count as the objects' inputs.
+GENERATED_FROM = ('arch/x86/kernel/asm-offsets.s', 'kernel/bounds.s')
+# A change to one of these can change every object (the configuration,
+# kbuild, objtool): the commit is always built.
+_BUILD_INPUTS = re.compile(r'(^|/)(Kconfig[^/]*|Makefile|Kbuild)$|^(scripts|tools)/')
 
 
 @dataclass
@@ -51,6 +58,21 @@ def objects_at(worktree: Path) -> list[str]:
 	return [o for o in OBJECTS if (worktree / o).with_suffix('.c').is_file()]
 
 
+def inputs_changed(changed: list[str], objects: list[str]) -> str:
+	"""Why the objects must be built again after the files changed, or ''
+	when make would rebuild none of them: it is then not run at all."""
+	if any(_BUILD_INPUTS.search(path) for path in changed):
+		return 'a Kconfig, Makefile or build tool changed'
+	inputs: set[str] = set()
+	for obj in (*objects, *SEPARATE, *GENERATED_FROM):
+		found = kbuild.object_inputs(OUT, WORKTREE, obj)
+		if found is None:
+			return f'{obj} was not built before'
+		inputs |= found
+	hit = sorted(inputs.intersection(changed))
+	return f'{hit[0]} changed' if hit else ''
+
+
 def run_bisect(runner: Runner, kdir: Path, config: Path,
 	       jobs: int = kbuild.JOBS) -> list[CommitResult]:
 	"""Checks out each commit of the series in a worktree and builds OBJECTS."""
@@ -63,15 +85,29 @@ def run_bisect(runner: Runner, kdir: Path, config: Path,
 					 'apply the series with `make tree`')
 	build = kbuild.Build(WORKTREE, OUT)
 	results = []
+	# The last commit built, its objects and its result: a commit that
+	# changes none of their inputs has that result without a build.
+	last: tuple[str, list[str], CommitResult] = ('', [], CommitResult('', ''))
 	for sha, subject in commits:
 		result = CommitResult(sha[:12], subject)
 		worktree.worktree(runner, kdir, WORKTREE, sha)
+		objects = objects_at(WORKTREE)
+		if last[0] and last[1] == objects and not runner.dry_run:
+			why = inputs_changed(worktree.changed_files(runner, kdir, last[0], sha), objects)
+			if not why:
+				result.problems = list(last[2].problems)
+				runner.say(f'bisect: {"PASS" if result.passed else "FAIL"} {result.commit} '
+					   f'{subject} (as {last[2].commit}: none of the objects\' inputs '
+					   'changed)')
+				results.append(result)
+				continue
+		last = (sha, objects, result)
 		kbuild.configure(runner, build, config)
 		# kbuild's own check notices a changed Kconfig; configure() only
 		# runs when the starting .config changes.
 		runner.run(build.make('-s', 'olddefconfig'), Output.CAPTURE)
 		log = ''
-		for n, objs in ((jobs, objects_at(WORKTREE)), (1, SEPARATE)):
+		for n, objs in ((jobs, objects), (1, SEPARATE)):
 			built = kbuild.build(runner, build, ('-s', *objs), n)
 			log += built.output
 			if built.returncode != 0:

@@ -228,6 +228,18 @@ def cmd_file(build_dir: Path, obj: str) -> Path:
 	return build_dir / o.parent / f'.{o.name}.cmd'
 
 
+def object_inputs(build_dir: Path, srctree: Path, obj: str) -> Optional[set[str]]:
+	"""The files of srctree that obj was built from, as make sees them: its
+	source and every header of the deps_ list in its .cmd file, relative to
+	srctree; None when obj has no .cmd file (never built, or it failed)."""
+	cmd = cmd_file(build_dir, obj)
+	if not cmd.is_file():
+		return None
+	prefix = f'{srctree.resolve()}/'
+	return {w[len(prefix):] for w in cmd.read_text(errors='replace').split()
+		if w.startswith(prefix)}
+
+
 def parse_cmd_file(text: str, obj: str) -> KbuildCommand:
 	"""The compiler invocation recorded as savedcmd_<obj> in a .cmd file."""
 	values = {}
