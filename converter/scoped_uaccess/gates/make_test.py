@@ -49,7 +49,7 @@ def unittest_step(runner: Runner) -> Outcome:
 
 
 def corpus_step(runner: Runner, kdir: Path) -> Outcome:
-	"""The checker corpus testcases/cocci: spatch, the CLI and `make coccicheck`."""
+	"""The checker corpus testcases/cocci: the CLI and `make coccicheck`."""
 	run = runner.run(Command((sys.executable, str(CORPUS_RUNNER)), env={'KDIR': str(kdir)},
 				 mutates=False), check=False)
 	if run.returncode != 0:
