@@ -1,9 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-"""validate: which objects are built for which architecture."""
+"""validate: which objects are built for which architecture, and which
+kernels it shares with the KUnit gate."""
 
 import unittest
 
+from support import REPO
+from scoped_uaccess.core import paths
 from scoped_uaccess.gates import validate
+from scoped_uaccess.kernel.toolchains import toolchain
+from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.kunit import sweep_boot, userspace
 
 
 class ValidatePlanTest(unittest.TestCase):
@@ -39,3 +45,22 @@ class ValidatePlanTest(unittest.TestCase):
 
 if __name__ == '__main__':
 	unittest.main()
+
+
+class SharedKernelTest(unittest.TestCase):
+	"""validate and the x86_64 sweep boot the gcc KUnit kernel as the
+	converted one: same directory, same configuration, same tree."""
+
+	def test_the_converted_run_is_the_gcc_kunit_build(self) -> None:
+		kunit = kunit_run.KunitRequest(kdir=paths.DEFAULT_KDIR, toolchain=toolchain('gcc'))
+		user = userspace.UserspaceRequest(kdir=paths.CONVERTED_TREE, name=paths.CONVERTED_RUN)
+		self.assertEqual(kunit.build_dir, user.build_dir)
+		self.assertEqual(kunit.kunitconfig, userspace.CONFIG)
+		self.assertEqual(kunit.build_dir,
+				 sweep_boot.target('x86_64').build_dir(paths.CONVERTED_RUN))
+
+	def test_other_runs_build_their_own_kernel(self) -> None:
+		user = userspace.UserspaceRequest(kdir=paths.BASELINE_TREE, name=validate.BASELINE_RUN)
+		self.assertEqual(paths.OUT / f'user-{validate.BASELINE_RUN}', user.build_dir)
+		self.assertNotEqual(paths.kunit_build_dir('gcc'), user.build_dir)
+		self.assertEqual(REPO / 'testcases' / 'kernel' / 'x86_64.config', userspace.CONFIG)

@@ -55,7 +55,7 @@ class KunitRequest:
 
 	@property
 	def build_dir(self) -> Path:
-		return paths.OUT / f'kunit-{self.toolchain.name}'
+		return paths.kunit_build_dir(self.toolchain.name)
 
 
 @dataclass
