@@ -18,3 +18,8 @@
     asmlinkage long compat_##func(t1 a1, t2 a2, t3 a3, t4 a4, t5 a5)
 #define COMPAT_SYSCALL_DEFINE6(func, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6) \
     asmlinkage long compat_##func(t1 a1, t2 a2, t3 a3, t4 a4, t5 a5, t6 a6)
+// asm_inline (compiler_types.h) is asm with the inline qualifier where the
+// compiler has it; spatch does not know the word and gives up on the
+// statement (mainline's x86 futex_atomic_cmpxchg_inatomic() is a scope
+// whose body is one asm_inline statement).
+#define asm_inline asm

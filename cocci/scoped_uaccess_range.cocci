@@ -7,7 +7,10 @@
 /// scoped_user_{read,write,rw}_access{,_size}() scope; it covers the user
 /// memory of the pointer given to it.  Messages, in the form
 /// file:line:col-col: ERROR|WARNING: [class] function(): what is wrong:
-///  [range]           an accessor address not based on the begin pointer
+///  [range]           an accessor address not based on the begin pointer,
+///                    or reached through the begin pointer after it got a
+///                    new value inside the region (the begin checked the
+///                    range of the old one)
 ///  [masked-pointer]  masked_user_access_begin()'s result discarded (a
 ///                    bare call, a cast to void, or stored in a variable no
 ///                    accessor of the region uses), or the unmasked pointer
@@ -67,7 +70,7 @@ BEGINS = {**OPEN_BEGINS, **MASKED_BEGINS}
 def reset():
 	"""Per-file state: Coccinelle runs the rules file by file."""
 	global FINDINGS, BEGIN_AT, ACC, ALIASES, SCOPE_ALIASES, MASKED
-	global SCOPE_CALLS, OPEN_LABELS, MASKED_USE
+	global SCOPE_CALLS, OPEN_LABELS, MASKED_USE, REASSIGN
 	FINDINGS = {}
 	BEGIN_AT = {}		# begin position -> (begin, pointer)
 	ACC = {}		# accessor position -> (address, label)
@@ -77,6 +80,7 @@ def reset():
 	SCOPE_CALLS = []	# (scope, position, pointer, accessor, position)
 	OPEN_LABELS = {}	# label -> [(function, begin position)]
 	MASKED_USE = {}		# masked begin position -> [position, result used]
+	REASSIGN = {}		# assignment position -> (variable, value)
 
 reset()
 
@@ -281,6 +285,31 @@ def region_access(pb, f, px, scope=None):
 			'%s, the address of %s(), is not based on %s given to %s'
 			% (shown, f, given, begun))
 
+def new_value(q, e, pe):
+	"""Whether q = e gives q a value not derived from q itself (q + n and
+	q->next are; the masked begin of a prologue is the begin).  Python:
+	a token scan of e."""
+	return key(pe) not in BEGIN_AT and q not in tokens(e)
+
+def reassigned_access(pb, pq, px):
+	"""The accessor at px runs after the begin pointer was given a new
+	value at pq inside the region begun at pb: the begin checked the range
+	of the old value, as readdir did before "readdir: make
+	user_access_begin() use the real access range".  Python: the begin
+	pointer, the variable and the address are compared as access paths."""
+	if key(px) not in ACC or key(pq) not in REASSIGN or key(pb) not in BEGIN_AT:
+		return
+	b, ptr = BEGIN_AT[key(pb)]
+	q, value = REASSIGN[key(pq)]
+	addr = ACC[key(px)][0]
+	if b in MASKED_BEGINS or chain(ptr) != [q] or not based_on(addr, [[q]]):
+		return
+	finding(px, 'ERROR', 'range',
+		'%s, the address of %s(), goes through %s, set to %s on %s inside the '
+		'region begun with %s(%s) on %s: the begin checked the range of '
+		'the old value' % (pretty(addr), ACC[key(px)][2], q, pretty(value),
+				   where(pq), b, pretty(ptr), where(pb)))
+
 // ---- Gate: only files with an accessor or a masked begin are parsed ----
 // Literal tokens, for spatch's prefilter; every other rule depends on it.
 // The scopes are declared for spatch's parser of the C code.
@@ -335,7 +364,7 @@ L << acc.L;
 pa << acc.pa;
 @@
 if int(n) == ACCESSORS[a][1]:
-	ACC[key(pa[0])] = (addr, L)
+	ACC[key(pa[0])] = (addr, L, a)
 
 // Assignments, for the pointers derived from a begin's pointer; one of a
 // masked begin's result also says which pointer the region must use.
@@ -361,6 +390,24 @@ ALIASES.setdefault(pq[0].current_element, []).append((q, e))
 b, ptr = BEGIN_AT.get(key(pe[0]), (None, None))
 if b in MASKED_BEGINS:
 	MASKED[key(pe[0])] = (q, ptr)
+
+// An assignment of a new value to a variable, candidates for a begin
+// pointer changed inside its region (reassign_acc).
+@ptr_set depends on api@
+identifier q;
+expression e;
+position pq, pe;
+@@
+q@pq = e@pe
+
+@script:python@
+q << ptr_set.q;
+e << ptr_set.e;
+pq << ptr_set.pq;
+pe << ptr_set.pe;
+@@
+if new_value(q, e, pe[0]):
+	REASSIGN[key(pq[0])] = (q, e)
 
 // Every spelling of throwing the result away: a bare call, a cast to void.
 @masked_discarded depends on api@
@@ -545,6 +592,38 @@ pf << open_acc.pf;
 if key(pf[0]) in ACC:
 	region_access(pb[0], f, pf[0])
 	OPEN_LABELS.setdefault(ACC[key(pf[0])][1], []).append((pf[0].current_element, pb[0]))
+
+// An accessor after the begin pointer got a new value inside the region.
+@reassigned depends on api@
+identifier q;
+expression e;
+position pq : script:python() { key(pq[0]) in REASSIGN };
+@@
+q@pq = e
+
+@reassign_acc depends on reassigned disable neg_if exists@
+identifier B : script:python() { B in OPEN_BEGINS };
+identifier ANY_E : script:python() { ANY_E in ENDS };
+identifier q, f;
+expression ptr, n, e;
+position pb, pq : script:python() { key(pq[0]) in REASSIGN };
+position pf : script:python(f) { f in ACCESSORS };
+statement S;
+@@
+if (\(!B@pb(ptr, n)\|unlikely(!B@pb(ptr, n))\)) S
+... when != ANY_E()
+    when any
+q@pq = e;
+... when != ANY_E()
+    when any
+f@pf(...)
+
+@script:python@
+pb << reassign_acc.pb;
+pq << reassign_acc.pq;
+pf << reassign_acc.pf;
+@@
+reassigned_access(pb[0], pq[0], pf[0])
 
 // Accessors on the fault path of an accessor, with the region still open.
 @label_acc depends on api exists@

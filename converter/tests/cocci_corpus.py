@@ -36,6 +36,13 @@ def cases() -> list[Path]:
 	return sorted(CORPUS.glob('*/*.c'))
 
 
+def needs_hints(case: Path) -> bool:
+	"""Cases that only parse with the CLI's hints (cocci/kernel-macros.h,
+	e.g. asm_inline): make coccicheck passes no macro file, so spatch skips
+	their functions there, as it does such functions of the tree."""
+	return 'cocci/kernel-macros.h' in case.read_text()
+
+
 def expected(case: Path) -> set[Key]:
 	keys = set()
 	for line in case.with_suffix('.expected').read_text().splitlines():
@@ -58,9 +65,13 @@ def by_case(findings: list[check.Finding]) -> dict[str, set[Key]]:
 class CorpusMixin:
 	got: dict[str, set[Key]] = {}
 
+	hinted = True	# the run parses with cocci/kernel-macros.h
+
 	def compare(self) -> None:
 		self.assertGreaterEqual(len(cases()), 60)
 		for case in cases():
+			if needs_hints(case) and not self.hinted:
+				continue
 			name = str(case.relative_to(CORPUS))
 			with self.subTest(case=name):
 				self.assertEqual(expected(case), self.got.get(name, set()))
@@ -117,7 +128,10 @@ class CliCorpusTest(CorpusMixin, unittest.TestCase):
 class CoccicheckCorpusTest(CorpusMixin, unittest.TestCase):
 	"""The corpus through the kernel's own `make coccicheck`, as an external
 	module directory (M=), which writes nothing into the tree: one run per
-	checker script (COCCI= takes one), the findings merged."""
+	checker script (COCCI= takes one), the findings merged.  Cases that
+	need the CLI's parsing hints are left out (needs_hints())."""
+
+	hinted = False
 
 	@classmethod
 	def setUpClass(cls) -> None:

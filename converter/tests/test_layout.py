@@ -4,6 +4,7 @@ and the .cocci scripts carry the API tables of cocci/api.py."""
 
 import ast
 import re
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -111,6 +112,31 @@ class ApiTablesTest(unittest.TestCase):
 		self.assertEqual(api.ENDS, scope['ENDS'])
 		self.assertEqual(api.SCOPES, scope['SCOPES'])
 		self.assertEqual(new, api.update_text(new))
+
+	def test_file_macros(self) -> None:
+		# The shared source, rendered as the scripts carry it and run on
+		# the macros of a file: an exit that ends, wrappers by what they
+		# do, and macros that are neither.
+		text = api.update_text('# BEGIN API TABLES: ENDS ACCESSORS WRAPPERS FILE_MACROS\n'
+				       '# END API TABLES\n')
+		scope: dict = {'re': re}
+		exec(text, scope)
+		source = support.TESTCASES / 'cocci' / 'call-in-region' / 'ok-end-macro-and-helper.c'
+		self.assertEqual(({'put_fail': 'user_write_access_end'}, {}),
+				 scope['file_macros'](str(source)))
+		with tempfile.NamedTemporaryFile('w', suffix='.c') as c:
+			c.write('#define get2(a, b, p, l) do {\t\\\n'
+				'\tunsafe_get_user(a, &(p)[0], l);\t\\\n'
+				'\tunsafe_get_user(b, &(p)[1], l); } while (0)\n'
+				'#define xchg(v, p, l) do { unsafe_get_user(v, p, l); '
+				'unsafe_put_user(0, p, l); } while (0)\n'
+				'#define wrap_fpr(p, t, l) unsafe_copy_fpr_to_user(p, t, l)\n'
+				'#define no_label(v, p) unsafe_get_user(v, p, out)\n'
+				'#define NR 3\n')
+			c.flush()
+			self.assertEqual(({}, {'get2': 'read', 'xchg': 'rmw', 'wrap_fpr': 'write'}),
+					 scope['file_macros'](c.name))
+		self.assertEqual(({}, {}), scope['file_macros']('/nonexistent.c'))
 
 
 if __name__ == '__main__':
