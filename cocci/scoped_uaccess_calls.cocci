@@ -36,7 +36,9 @@
 //    while is: the rules match the body by its kind).
 //  Known false positives:
 //  - Helpers defined in headers are unknown unless listed in the
-//    SAFE_CALLS table; they are WARNING, never ERROR.
+//    SAFE_CALLS table or, run by scoped-uaccess check or report, found
+//    __always_inline in its index of the tree's header inlines
+//    (SCOPED_UACCESS_INLINES); they are WARNING, never ERROR.
 // Options: --no-includes --include-headers
 
 virtual patch
@@ -46,6 +48,8 @@ virtual report
 
 @initialize:python@
 @@
+import json
+import os
 import re
 
 # BEGIN API TABLES: OPEN_BEGINS MASKED_BEGINS ENDS INLINE_SCOPES ACCESSORS NOT_ACCESSORS SAFE_CALLS SAFE_IN UNSAFE_CALLS WRAPPERS FILE_MACROS
@@ -181,6 +185,19 @@ BEGINS = {**OPEN_BEGINS, **MASKED_BEGINS}
 OPENERS = set(BEGINS) | set(INLINE_SCOPES)	# nesting, for regions.cocci
 API_ENDS = dict(ENDS)	# ENDS gains the end helpers of the file (end_helper)
 
+def header_inlines():
+	"""name -> always or inline for the static inline functions of the
+	headers of the tree (SCOPED_UACCESS_INLINES, the index the CLI builds
+	with a text scan; with --no-includes spatch does not read headers).
+	Without it, as under make coccicheck, header helpers are unknown."""
+	try:
+		with open(os.environ['SCOPED_UACCESS_INLINES']) as index:
+			return json.load(index)
+	except (KeyError, OSError, ValueError):
+		return {}
+
+HEADER_INLINES = header_inlines()
+
 def reset():
 	"""Per-file state: Coccinelle runs the rules file by file."""
 	global FINDINGS, BEGIN_AT, LABEL_AT, INLINE_FNS, NOINLINE_FNS, LOCAL_FNS
@@ -256,6 +273,12 @@ def region_call(b, pb, f, px):
 	elif f in LOCAL_FNS:
 		finding(px, 'WARNING', 'call-in-region', 'call to %s() inside the region '
 			'begun with %s: defined in this file without __always_inline' % (f, begun))
+	elif HEADER_INLINES.get(f) == 'always':
+		return
+	elif HEADER_INLINES.get(f) == 'inline':
+		finding(px, 'WARNING', 'call-in-region', 'call to %s() inside the region '
+			'begun with %s: a static inline of a header, not __always_inline: '
+			'the compiler may call it out of line' % (f, begun))
 	else:
 		finding(px, 'WARNING', 'call-in-region', 'call to %s() inside the region '
 			'begun with %s: not known to be inlined' % (f, begun))

@@ -14,11 +14,12 @@ import json
 import os
 import re
 import sys
+import tempfile
 import unittest
 from pathlib import Path
 
 import support
-from scoped_uaccess.cocci import check, spatch
+from scoped_uaccess.cocci import check, inlines, spatch
 from scoped_uaccess.cocci.findings import findings_from_json, parse_report
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output
@@ -176,7 +177,8 @@ class SeriesFilesTest(unittest.TestCase):
 					     cwd=KDIR, mutates=False), Output.CAPTURE).output
 		cls.files = [KDIR / name for name in changed.split()]
 		cls.result = check.run_check(runner, check.CheckRequest(
-			paths=cls.files, root=KDIR, jobs=os.cpu_count() or 1))
+			paths=cls.files, root=KDIR, jobs=os.cpu_count() or 1,
+			inlines=inlines.index(runner, KDIR)))
 		triage = support.REPO / 'reports' / 'linux-6.12.118' / 'triage.json'
 		cls.triage = json.loads(triage.read_text()) if triage.exists() else {}
 
@@ -192,6 +194,40 @@ class SeriesFilesTest(unittest.TestCase):
 
 	def test_parses(self) -> None:
 		self.assertEqual([], [f.text() for f in self.result.parse_failures])
+
+
+class HeaderInlinesTest(unittest.TestCase):
+	"""check on the files of a kernel tree classifies calls to the static
+	inlines of its headers (the index of cocci/inlines.py): a tree made
+	of one header and one file, as --no-includes sees a real one."""
+
+	def test_header_inlines_are_classified(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			tree = Path(tmp)
+			(tree / 'Makefile').write_text('VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\n'
+							'EXTRAVERSION =\n')
+			(tree / 'include' / 'linux').mkdir(parents=True)
+			(tree / 'include' / 'linux' / 'helpers.h').write_text(
+				'static __always_inline u32 fold_fast(u32 v)\n{\n\treturn v + 1;\n}\n\n'
+				'static inline u32 fold_slow(u32 v)\n{\n\treturn v - 1;\n}\n')
+			source = tree / 'put.c'
+			source.write_text(
+				'static int put3(u32 __user *p, u32 v)\n{\n'
+				'\tscoped_user_write_access_size(p, 3 * sizeof(*p), Efault) {\n'
+				'\t\tunsafe_put_user(fold_fast(v), &p[0], Efault);\n'
+				'\t\tunsafe_put_user(fold_slow(v), &p[1], Efault);\n'
+				'\t\tunsafe_put_user(fold_other(v), &p[2], Efault);\n'
+				'\t}\n\treturn 0;\nEfault:\n\treturn -EFAULT;\n}\n')
+			run = support.quiet_runner().run(
+				Command((sys.executable, str(CLI), 'check', '--cocci',
+					 str(check.owner('call-in-region')), str(source)),
+					cwd=tree, mutates=False), Output.CAPTURE, check=False)
+		lines = [line.split(': [call-in-region] ')[1] for line in run.output.splitlines()]
+		self.assertEqual(2, len(lines), run.output + run.stderr)
+		self.assertIn('fold_slow()', lines[0])
+		self.assertIn('a static inline of a header, not __always_inline', lines[0])
+		self.assertIn('fold_other()', lines[1])
+		self.assertIn('not known to be inlined', lines[1])
 
 
 class ModesTest(unittest.TestCase):

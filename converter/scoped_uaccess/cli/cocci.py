@@ -4,10 +4,10 @@
 import argparse
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 from scoped_uaccess.cli.kernel import add_jobs
-from scoped_uaccess.cocci import api, check, report, spatch
+from scoped_uaccess.cocci import api, check, inlines, report, spatch
 from scoped_uaccess.cocci.convert import steps as convert_steps
 from scoped_uaccess.cocci.findings import SarifTree
 from scoped_uaccess.cocci.convert.run import RULES, WORKTREE, ConvertRequest
@@ -25,8 +25,13 @@ def cmd_check(args: argparse.Namespace, runner: Runner) -> Outcome:
 	# go to stderr.
 	runner = Runner(dry_run=runner.dry_run, echo=sys.stderr, quiet=runner.quiet)
 	root = Path.cwd()
+	# Files of a kernel tree: calls to its header inlines are classified as
+	# a run with the headers would (the index is built once per tree commit).
+	tree = _kernel_tree(args.paths)
+	index = inlines.index(runner, tree) if tree else None
 	result = check.run_check(runner, check.CheckRequest(paths=args.paths, scripts=_scripts(args),
-							    root=root, jobs=args.jobs),
+							    root=root, jobs=args.jobs,
+							    inlines=index),
 				 runner.say if args.progress else None)
 	render = {'text': result.to_text, 'json': result.to_json,
 		  'sarif': lambda: result.to_sarif(root, SarifTree(
@@ -38,6 +43,15 @@ def cmd_check(args: argparse.Namespace, runner: Runner) -> Outcome:
 	if result.parse_failures:
 		return Outcome(EXIT_USAGE, summary)
 	return Outcome.findings(summary) if result.findings else Outcome.ok(summary)
+
+
+def _kernel_tree(targets: list[Path]) -> Optional[Path]:
+	"""The kernel tree the first target lies in, if any."""
+	for target in targets[:1]:
+		for d in (target.resolve(), *target.resolve().parents):
+			if (d / 'include' / 'linux').is_dir() and makefile_version(d):
+				return d
+	return None
 
 
 def cmd_report(args: argparse.Namespace, runner: Runner) -> Outcome:

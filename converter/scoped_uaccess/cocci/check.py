@@ -44,6 +44,7 @@ class CheckRequest:
 	root: Optional[Path] = None	# paths in the output are relative to it
 	jobs: int = os.cpu_count() or 1
 	timeout: Optional[int] = None	# seconds per spatch run; None: no limit
+	inlines: Optional[Path] = None	# the tree's header inline index (inlines.index())
 
 
 @dataclass
@@ -114,7 +115,8 @@ def run_check(runner: Runner, request: CheckRequest,
 		name, variant, script = task
 		run = runner.run(spatch.command(script, 'report', name, root, variant,
 						timeout=request.timeout,
-						extra=('--verbose-parsing',)), Output.CAPTURE,
+						extra=('--verbose-parsing',),
+						inlines=request.inlines), Output.CAPTURE,
 				 check=False)
 		if request.timeout and spatch.timed_out(run.returncode, run.stderr + run.output):
 			return name, [], [], True

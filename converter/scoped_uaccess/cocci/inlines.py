@@ -8,6 +8,7 @@ is cached under build/ per tree commit and read by the converter and the
 checker's classification of calls.
 """
 
+import hashlib
 import json
 import os
 import re
@@ -81,8 +82,8 @@ def cache_path(runner: Runner, kdir: Path) -> Path:
 	worktrees at the same commit)."""
 	run = runner.run(Command(('git', 'rev-parse', 'HEAD^{tree}'), cwd=kdir, mutates=False),
 			 Output.CAPTURE, check=False)
-	key = run.output.strip()[:16] if run.returncode == 0 else 'nogit-' + str(
-		abs(hash(str(kdir.resolve()))))
+	key = run.output.strip()[:16] if run.returncode == 0 else 'nogit-' + hashlib.sha1(
+		str(kdir.resolve()).encode()).hexdigest()[:16]
 	return CACHE / f'inlines-{key}.json'
 
 

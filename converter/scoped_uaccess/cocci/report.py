@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from scoped_uaccess.cocci import check
+from scoped_uaccess.cocci import check, inlines
 from scoped_uaccess.cocci.check import CheckRequest, CheckResult
 from scoped_uaccess.cocci.findings import Finding, SarifTree, Severity, findings_from_json
 from scoped_uaccess.core import paths
@@ -133,7 +133,8 @@ def run_report(runner: Runner, request: ReportRequest,
 	triage_path = request.triage or out / 'triage.json'
 	triage = load_triage(triage_path)
 	result = check.run_check(runner, CheckRequest(paths=[request.kdir], scripts=request.scripts,
-						      root=request.kdir, jobs=request.jobs),
+						      root=request.kdir, jobs=request.jobs,
+						      inlines=inlines.index(runner, request.kdir)),
 				 progress)
 	report = ReportResult(version, out, result, triage)
 	report.untriaged, report.stale, report.error_false_positives = judge(result, triage)

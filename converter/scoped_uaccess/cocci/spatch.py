@@ -66,11 +66,12 @@ def parse_variants(name: str) -> tuple[tuple[str, ...], ...]:
 
 def command(cocci: Path, mode: str, file: str, cwd: Path, variant: Sequence[str] = (),
 	    in_place: bool = False, timeout: Optional[int] = None,
-	    extra: Sequence[str] = ()) -> Command:
+	    extra: Sequence[str] = (), inlines: Optional[Path] = None) -> Command:
 	"""spatch in mode (report, patch) on one file: one file per run, so that
 	its parse messages on stderr belong to that file.  in_place rewrites
 	the file (marked mutating, so --dry-run shows it without the minutes
-	spatch takes); timeout wraps the run in timeout(1)."""
+	spatch takes); timeout wraps the run in timeout(1); inlines names the
+	tree's header inline index for the scripts that read it."""
 	hints = ('--macro-file', str(MACROS)) if MACROS.is_file() else ()
 	argv = [SPATCH, '--python', PYTHON, '-D', mode, '--no-show-diff', *extra,
 		'--sp-file', str(cocci), *options(cocci), *hints, *variant,
@@ -79,6 +80,8 @@ def command(cocci: Path, mode: str, file: str, cwd: Path, variant: Sequence[str]
 		argv = ['timeout', str(timeout), *argv]
 	# The conversion rules import their Python from the package.
 	env = {'PYTHONPATH': str(paths.REPO / 'converter')}
+	if inlines:
+		env['SCOPED_UACCESS_INLINES'] = str(inlines)
 	return Command(tuple(argv), cwd=cwd, env=env, mutates=in_place)
 
 
