@@ -33,8 +33,10 @@
 //    masked begin in a declaration, T *u = masked_user_access_begin(p);,
 //    is not checked.
 //  - A scope whose body is, without braces, one do-while or switch
-//    statement is not looked into (one call, if, if-else, for or
-//    while is: the rules match the body by its kind).
+//    statement: spatch 1.1.1 does not parse it as the scope's body.
+//    scoped-uaccess check puts such a body in braces before it runs
+//    the script (converter/scoped_uaccess/cocci/shim.py); run by make
+//    coccicheck, the scope is not looked into.
 //  Known false positives:
 //  - masked-range: struct members beyond one page (&p->big[4096]) are not
 //    seen; an index that is not a loop counter starting at 0 is reported

@@ -32,8 +32,10 @@
 //  - Calls between user_access_save() and user_access_restore() are not
 //    reported.
 //  - A scope whose body is, without braces, one do-while or switch
-//    statement is not looked into (one call, if, if-else, for or
-//    while is: the rules match the body by its kind).
+//    statement: spatch 1.1.1 does not parse it as the scope's body.
+//    scoped-uaccess check puts such a body in braces before it runs
+//    the script (converter/scoped_uaccess/cocci/shim.py); run by make
+//    coccicheck, the scope is not looked into.
 //  Known false positives:
 //  - Helpers defined in headers are unknown unless listed in the
 //    SAFE_CALLS table or, run by scoped-uaccess check or report, found

@@ -31,8 +31,10 @@
 //  - Code under if (0) is not followed.
 //  Known false positives:
 //  - access-outside-region on an accessor in a scope whose body is,
-//    without braces, one do-while or switch statement: the rules match
-//    a body by its kind, and know one call, if, if-else, for and while.
+//    without braces, one do-while or switch statement, run by make
+//    coccicheck: spatch 1.1.1 does not parse it as the scope's body.
+//    scoped-uaccess check puts such a body in braces before it runs
+//    the script (converter/scoped_uaccess/cocci/shim.py).
 // Options: --no-includes --include-headers
 
 virtual patch

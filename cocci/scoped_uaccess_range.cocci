@@ -25,7 +25,11 @@
 //    unsafe_put_sigmask() is not checked.
 //  - A begin tested positively, if (user_read_access_begin(p, n)) { ... },
 //    is checked inside the braces only; fault paths one label deep.
-//  - An unbraced scope body that is one do-while or switch statement.
+//  - A scope whose body is, without braces, one do-while or switch
+//    statement: spatch 1.1.1 does not parse it as the scope's body.
+//    scoped-uaccess check puts such a body in braces before it runs
+//    the script (converter/scoped_uaccess/cocci/shim.py); run by make
+//    coccicheck, the scope is not looked into.
 //  A second user pointer accessed inside a scope (mainline's rseq reads
 //  through a pointer it checked when it was registered) is an ERROR, not
 //  a WARNING: the scope checks and masks its own pointer only, so that

@@ -33,8 +33,10 @@
 //  - A begin behind another condition, if (c && !user_read_access_begin(
 //    p, n)), is left to scoped_uaccess_conditional.cocci.
 //  - A scope whose body is, without braces, one do-while or switch
-//    statement is not looked into (one call, if, if-else, for or while
-//    statement is: the rules match the body by its kind).
+//    statement: spatch 1.1.1 does not parse it as the scope's body.
+//    scoped-uaccess check puts such a body in braces before it runs
+//    the script (converter/scoped_uaccess/cocci/shim.py); run by make
+//    coccicheck, the scope is not looked into.
 //  Known false positives: none.
 // Options: --no-includes --include-headers
 

@@ -4,13 +4,14 @@
 import collections
 import concurrent.futures
 import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from scoped_uaccess.cocci import findings as fmt
-from scoped_uaccess.cocci import spatch
+from scoped_uaccess.cocci import shim, spatch
 from scoped_uaccess.cocci.findings import CheckClass, Finding, Severity
 from scoped_uaccess.cocci.spatch import ParseFailure
 from scoped_uaccess.core.command import Output, Runner
@@ -110,14 +111,32 @@ def run_check(runner: Runner, request: CheckRequest,
 		 for variant in spatch.parse_variants(name) for script in request.scripts]
 	tasks.sort(key=lambda task: -_size(root / task[0]))
 	remaining = collections.Counter(name for name, _, _ in tasks)
+	# Files with scope bodies spatch cannot parse as such run from a copy
+	# with braces around them (shim.py), named as the original in the output.
+	copies = tempfile.TemporaryDirectory(prefix='scoped-uaccess-check-')
+	shimmed = {}
+	for name in names:
+		try:
+			text = (root / name).read_text(errors='replace')
+		except OSError:
+			continue
+		braced = shim.brace_scopes(text)
+		if braced != text:
+			shimmed[name] = Path(copies.name) / name.lstrip('/')
+			shimmed[name].parent.mkdir(parents=True, exist_ok=True)
+			shimmed[name].write_text(braced)
 
 	def one(task: tuple[str, tuple[str, ...], Path]) -> tuple[str, list, list, bool]:
 		name, variant, script = task
-		run = runner.run(spatch.command(script, 'report', name, root, variant,
+		copy = shimmed.get(name)
+		run = runner.run(spatch.command(script, 'report', str(copy or name), root, variant,
 						timeout=request.timeout,
 						extra=('--verbose-parsing',),
 						inlines=request.inlines), Output.CAPTURE,
 				 check=False)
+		if copy:
+			run.output = run.output.replace(str(copy), name)
+			run.stderr = run.stderr.replace(str(copy), name)
 		if request.timeout and spatch.timed_out(run.returncode, run.stderr + run.output):
 			return name, [], [], True
 		if run.returncode != 0:
@@ -154,6 +173,7 @@ def run_check(runner: Runner, request: CheckRequest,
 					 + (', timed out' if name in result.timed_out else ''))
 			result.findings += found[name]
 			result.parse_failures += unparsed[name]
+	copies.cleanup()
 	result.findings = fmt.assign_ids(sorted(set(result.findings)), source_lines(root))
 	result.parse_failures.sort()
 	result.timed_out.sort()

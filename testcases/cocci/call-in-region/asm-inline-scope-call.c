@@ -2,8 +2,8 @@
 /*
  * Mainline's x86 futex_atomic_cmpxchg_inatomic() shape (v6.19): a scope
  * whose body is one asm_inline statement with its own exception table,
- * here followed by a call that runs with user access open.  Needs the
- * CLI's parsing hints (cocci/kernel-macros.h: asm_inline).
+ * here followed by a call that runs with user access open.  CLI only:
+ * needs its parsing hints (cocci/kernel-macros.h: asm_inline).
  */
 static __always_inline int
 cmpxchg_and_log(u32 *uval, u32 __user *uaddr, u32 oldval, u32 newval)

@@ -2,8 +2,8 @@
 /*
  * Scopes written the way mainline writes them: an asm_inline body with an
  * exception-table macro in a header's static __always_inline function, two
- * labels (die and efault), an auto declaration.  Needs the CLI's parsing
- * hints (cocci/kernel-macros.h: asm_inline).
+ * labels (die and efault), an auto declaration.  CLI only: needs its
+ * parsing hints (cocci/kernel-macros.h: asm_inline).
  */
 static __always_inline int
 futex_cmpxchg(u32 *uval, u32 __user *uaddr, u32 oldval, u32 newval)
