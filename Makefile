@@ -34,7 +34,7 @@ FORCE_OPT := $(if $(call truthy,$(FORCE)),--force)
 # The steps share one kernel tree and build directories: never in parallel.
 .NOTPARALLEL:
 .PHONY: all deps tree kunit negative sparse checkpatch cross bisect unittest test help \
-	report check-cocci bench
+	report check-cocci bench stress
 .PHONY: convert convert-install convert-regen validate
 .PHONY: faultsweep faultsweep-install faultsweep-mutate
 
@@ -77,6 +77,9 @@ report:
 
 check-cocci:
 	$(CLI) $(GLOBAL) check-cocci --kdir $(KDIR)
+
+stress:
+	$(CLI) $(GLOBAL) stress --kdir $(KDIR)
 
 bench:
 	$(CLI) $(GLOBAL) bench --kdir $(KDIR) --accel $(ACCEL)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from scoped_uaccess.cli.kernel import add_jobs
-from scoped_uaccess.cocci import api, check, inlines, report, spatch
+from scoped_uaccess.cocci import api, check, inlines, report, spatch, stress
 from scoped_uaccess.cocci.convert import steps as convert_steps
 from scoped_uaccess.cocci.findings import SarifTree
 from scoped_uaccess.cocci.convert.run import RULES, WORKTREE, ConvertRequest
@@ -60,6 +60,20 @@ def cmd_report(args: argparse.Namespace, runner: Runner) -> Outcome:
 		jobs=args.jobs, baseline=args.baseline))
 
 
+def cmd_stress(args: argparse.Namespace, runner: Runner) -> Outcome:
+	tree = makefile_version(args.kdir)
+	if not tree:
+		return Outcome(EXIT_USAGE, f'{args.kdir}: not a kernel tree (no version in its '
+			       'Makefile); give one with --kdir')
+	runs = stress.run_stress(runner, args.kdir, args.timeout, runner.say)
+	out = args.out or stress.OUT / args.kdir.resolve().name
+	written = stress.write(runs, out, f'Linux {tree} ({relative(args.kdir)})')
+	failed = [r for r in runs if r.failure]
+	text = (f'{len(runs)} run(s), slowest {max(r.seconds for r in runs):.1f} s, '
+		f'{len(failed)} failure(s); {relative(written)}')
+	return Outcome.findings(text) if failed else Outcome.ok(text)
+
+
 def cmd_check_cocci(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return make_test.corpus_step(runner, args.kdir)
 
@@ -110,6 +124,11 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	p.add_argument('--baseline', type=Path,
 		       help='an earlier findings.json: print only the findings not in it')
 	_checker_options(p)
+	p = add('stress', cmd_stress, 'every file of the tree that uses the API, as it is and '
+		'with one-line changes (an end dropped, a call added), one spatch at a time')
+	p.add_argument('--timeout', type=int, default=stress.TIMEOUT,
+		       help=f'seconds per file and run (default {stress.TIMEOUT})')
+	p.add_argument('--out', type=Path, help='default: build/results/stress/<tree>')
 	add('check-cocci', cmd_check_cocci, 'the checker corpus testcases/cocci through spatch, '
 	    'the CLI and make coccicheck')
 	p = add('convert', cmd_convert, 'convert the open-coded user access regions of a tree '
