@@ -423,6 +423,18 @@ class ReadmeTest(unittest.TestCase):
 			    'regions 12.0 s (38 files)', '8.2 s choosing the files', 'that is most of a run'):
 			self.assertIn(row, text)
 		self.assertIn('coccicheck x2.09 of floor; converter x3.00 of floor', readme.headline(data))
+		self.assertNotIn('Linux 6.1', text)
+		data['tools'].update({k.replace('coccicheck_', 'coccicheck_6_1_', 1): v for k, v in
+				      coccicheck.figures({'regions': 6.0, 'calls': 5.0}, [4.0]).items()})
+		data['records']['tools'].update(coccicheck_6_1_tree='Linux 6.1.192 (build/linux-6.1)',
+						coccicheck_6_1_command='for t ...', coccicheck_6_1_floor_runs=[4.0],
+						coccicheck_6_1_floor_command='make -C build/linux-6.1 ...')
+		text = readme.readme(data)
+		for row in ('| `make coccicheck` over Linux 6.1.192 (build/linux-6.1), the 2 scripts, '
+			    'summed | 11.0 | `for t ...` |',
+			    '| the same tree, floor (median of 1 runs) | 4.0 | `make -C build/linux-6.1 ...` |',
+			    '| the same tree: checker / floor | 2.75 | |'):
+			self.assertIn(row, text)
 
 
 	def test_native_section_and_headline(self) -> None:

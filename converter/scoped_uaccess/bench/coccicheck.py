@@ -23,13 +23,16 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from scoped_uaccess.bench.common import WORK, BenchRequest, _rel
-from scoped_uaccess.cocci import api, spatch
+from scoped_uaccess.cocci import api, check, spatch
+from scoped_uaccess.core import paths
+from scoped_uaccess.kernel import tree
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 
 SCRIPTS = Path('scripts/coccinelle/misc')	# where the series puts the checker
 PATTERN = 'scoped_uaccess_*.cocci'
 FLOOR = WORK / 'coccicheck-floor.cocci'
+OTHER_KDIR = paths.BUILD / 'linux-6.1'
 
 FLOOR_RULE = '''// SPDX-License-Identifier: GPL-2.0
 /// The floor for timing `make coccicheck` with the checker scripts
@@ -154,6 +157,48 @@ def run_order(names: Sequence[str]) -> list[str]:
 	return order + [f'floor-{len(names) + 1}']
 
 
+def _interleaved(runner: Runner, kdir: Path, cocci: dict[str, Path], jobs: int,
+		 logs: Path) -> tuple[dict[str, Optional[float]], list[float], dict[str, Optional[int]]]:
+	"""The scripts' runs, each after a floor run (run_order()): their
+	seconds, the floor's, the files each kept."""
+	floors: list[float] = []
+	seconds: dict[str, Optional[float]] = {}
+	matched: dict[str, Optional[int]] = {}
+	for label in run_order(list(cocci)):
+		took, output = _run(runner, kdir, cocci.get(label, FLOOR), jobs, logs / f'{label}.log')
+		matched[label] = files_matched(output)
+		if label in cocci:
+			seconds[label] = took
+		elif took is not None:
+			floors.append(took)
+		runner.say(f'bench[tools]: coccicheck {_rel(kdir)} {label}: '
+			   + (f'{took:.1f} s' if took is not None else 'failed or not run, see its log')
+			   + f', {matched[label]} files matched')
+	return seconds, floors, matched
+
+
+def run_coccicheck_other(runner: Runner, request: BenchRequest, record: dict) -> dict:
+	"""The same runs over Debian's other tree, 6.1 (extracted once into
+	build/linux-6.1): it ships no checker, so COCCI names the scripts of
+	cocci/, the ones patch 0012 ships.  Keys coccicheck_6_1_*."""
+	kdir = tree.pristine_tree(runner, OTHER_KDIR, tree.DEBIAN_6_1)
+	logs = WORK / 'coccicheck-6.1'
+	if not runner.dry_run:
+		logs.mkdir(parents=True, exist_ok=True)
+	cocci = {s.name[len('scoped_uaccess_'):-len('.cocci')]: s for s in check.CHECKERS}
+	seconds, floors, matched = _interleaved(runner, kdir, cocci, request.jobs, logs)
+	each = f'$PWD/{_rel(spatch.COCCI_DIR)}/scoped_uaccess_$s.cocci'
+	record.update(
+		coccicheck_6_1_command=(f'for s in {" ".join(sorted(cocci))}; do '
+					f'{shown(kdir, each, request.jobs)}; done'),
+		coccicheck_6_1_floor_command=shown(kdir, f'$PWD/{_rel(FLOOR)}', request.jobs),
+		coccicheck_6_1_tree=f'Linux {tree.DEBIAN_6_1.version} ({_rel(kdir)})',
+		coccicheck_6_1_floor_runs=[round(f, 1) for f in floors],
+		coccicheck_6_1_files_matched=matched, coccicheck_6_1_logs=_rel(logs))
+	return {k.replace('coccicheck_', 'coccicheck_6_1_', 1): v
+		for k, v in figures(seconds, floors).items()}
+
+
 def run_coccicheck(runner: Runner, request: BenchRequest, record: dict) -> dict:
 	"""The checker's scripts, one `make coccicheck` each, interleaved with
 	runs of the floor; then the floor once more with --profile, which says
@@ -170,20 +215,7 @@ def run_coccicheck(runner: Runner, request: BenchRequest, record: dict) -> dict:
 	runner.say(f'bench[tools]: make coccicheck over {_rel(kdir)}, J={request.jobs}: '
 		   f'{len(scripts)} checker scripts, each after a run of the floor; '
 		   f'logs in {_rel(logs)}')
-	floors: list[float] = []
-	seconds: dict[str, Optional[float]] = {}
-	matched: dict[str, Optional[int]] = {}
-	for label in run_order(names):
-		took, output = _run(runner, kdir, cocci.get(label, FLOOR), request.jobs,
-				    logs / f'{label}.log')
-		matched[label] = files_matched(output)
-		if label in cocci:
-			seconds[label] = took
-		elif took is not None:
-			floors.append(took)
-		runner.say(f'bench[tools]: coccicheck {label}: '
-			   + (f'{took:.1f} s' if took is not None else 'failed or not run, see its log')
-			   + f', {matched[label]} files matched')
+	seconds, floors, matched = _interleaved(runner, kdir, cocci, request.jobs, logs)
 	_, output = _run(runner, kdir, FLOOR, request.jobs, logs / 'floor-profile.log', '--profile')
 	profile = profile_phases(output)
 	runner.say(f'bench[tools]: coccicheck floor --profile: {profile}')

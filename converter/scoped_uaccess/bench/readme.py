@@ -173,6 +173,17 @@ def _tools(data: dict) -> list[str]:
 			f'| coccicheck: checker / floor | {_fmt(tools.get("coccicheck_over_floor"))} | |',
 			f'| coccicheck: one script / floor (mean) | '
 			f'{_fmt(tools.get("coccicheck_script_over_floor"))} | |']
+	if 'coccicheck_6_1_seconds' in tools:
+		runs = rec.get('coccicheck_6_1_floor_runs') or []
+		out += [f'| `make coccicheck` over {rec.get("coccicheck_6_1_tree")}, the '
+			f'{len(tools.get("coccicheck_6_1_scripts", {}))} scripts, summed | '
+			f'{_fmt(tools["coccicheck_6_1_seconds"], 1)} | '
+			f'`{rec.get("coccicheck_6_1_command")}` |',
+			f'| the same tree, floor (median of {len(runs)} runs) | '
+			f'{_fmt(tools.get("coccicheck_6_1_floor_seconds"), 1)} | '
+			f'`{rec.get("coccicheck_6_1_floor_command")}` |',
+			f'| the same tree: checker / floor | '
+			f'{_fmt(tools.get("coccicheck_6_1_over_floor"))} | |']
 	out.append(f'| converter | {_fmt(tools["convert_seconds"], 1)} | '
 		   f'{rec.get("convert_note", "")} |')
 	if 'convert_over_floor' in tools:

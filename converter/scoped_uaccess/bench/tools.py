@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from scoped_uaccess.bench.coccicheck import run_coccicheck
+from scoped_uaccess.bench.coccicheck import run_coccicheck, run_coccicheck_other
 from scoped_uaccess.bench.common import WORK, BenchRequest, _rel, _relative_paths
 from scoped_uaccess.cocci import check, spatch
 from scoped_uaccess.cocci.convert import run as convert_run
@@ -111,6 +111,7 @@ def run_tools(runner: Runner, request: BenchRequest, record: dict) -> dict:
 		   'floor_seconds': round(times['floor'], 1),
 		   'checker_over_floor': round(times['checker'] / times['floor'], 2) if times['floor'] else None}
 	figures.update(run_coccicheck(runner, request, record))
+	figures.update(run_coccicheck_other(runner, request, record))
 	argv = converter_argv(request.jobs)
 	figures['convert_seconds'] = None
 	command = Command(('timeout', str(CONVERT_TIMEOUT), sys.executable,

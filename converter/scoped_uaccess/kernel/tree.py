@@ -28,6 +28,13 @@ DEBIAN_6_12 = KernelSource(tarball=Path('/usr/src/linux-source-6.12.tar.xz'),
 			   topdir='linux-source-6.12', version='6.12.118',
 			   package='linux-source-6.12')
 
+# Debian 12's other kernel source: a long-term tree without masked access
+# or scopes, which the checker's report (reports/linux-6.1.*) and the
+# whole-tree coccicheck benchmark also run on.
+DEBIAN_6_1 = KernelSource(tarball=Path('/usr/src/linux-source-6.1.tar.xz'),
+			  topdir='linux-source-6.1', version='6.1.192',
+			  package='linux-source-6.1')
+
 BASELINE_TAG = 'baseline'
 BASELINE_MESSAGE = 'Linux {version} (Debian {package})\n'
 # A fixed identity and date make the baseline commit id reproducible.
@@ -315,6 +322,14 @@ def extract(runner: Runner, request: TreeRequest) -> None:
 		_replace_dir(new, kdir)
 	finally:
 		shutil.rmtree(tmp, ignore_errors=True)
+
+
+def pristine_tree(runner: Runner, kdir: Path, source: KernelSource) -> Path:
+	"""kdir holding source as Debian ships it, committed as baseline:
+	extracted the first time, as it is afterwards."""
+	if makefile_version(kdir) != source.version or not (kdir / '.git').is_dir():
+		extract(runner, TreeRequest(kdir=kdir, patches=Path(), source=source))
+	return kdir
 
 
 def _tar_progress(runner: Runner):
