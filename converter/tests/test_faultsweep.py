@@ -24,7 +24,7 @@ class ReportTest(unittest.TestCase):
 		targets = [{'target': 'x86_64', 'archs': ['x86_64', 'i386'],
 			    'config': 'testcases/kernel/x86_64.config', 'kuap': False, 'kuap_on': False,
 			    'records': {'x86_64': 34, 'i386': 15}, 'differences': 5, 'problems': []}]
-		return sweep_report.report_data('6.12.118', 'baseline + 18 commits', targets,
+		return sweep_report.report_data('6.12.118', ('baseline + 8 commits', 'baseline + 18 commits'), targets,
 						{'x86_64': conv, 'i386': conv, 'ppc64le': ppc}, diffs,
 						conversion)
 
@@ -74,7 +74,7 @@ class KernelsTest(unittest.TestCase):
 	def test_x86_64_boots_the_userspace_kernels_unconfigured_again(self) -> None:
 		"""Same Build as userspace.py's, so its configure stamp matches."""
 		t = sweep_boot.TARGETS['x86_64']
-		request = faultsweep.FaultsweepRequest(Path('conv'), Path('base'))
+		request = faultsweep.FaultsweepRequest(Path('conv'), 'base-commit')
 		base, conv = faultsweep.kernels(t, request)
 		self.assertEqual(paths.OUT / 'user-validate-baseline', base.build_dir)
 		ur = userspace.UserspaceRequest(kdir=Path('conv'), name='converted')
@@ -83,6 +83,20 @@ class KernelsTest(unittest.TestCase):
 		self.assertEqual([paths.OUT / 'faultsweep-ppc64le-baseline',
 				  paths.OUT / 'faultsweep-ppc64le-converted'], [k.build_dir for k in ppc])
 		self.assertEqual((), faultsweep.kernel_build(sweep_boot.TARGETS['ppc64le'], ppc[1]).make_options)
+
+	def test_baselines_build_in_the_converted_kernels_directory(self) -> None:
+		"""The baseline is rebuilt incrementally where the converted kernel is
+		built (the gcc KUnit kernel's directory on x86_64); only its image is
+		kept apart, where the boots look for it."""
+		request = faultsweep.FaultsweepRequest(Path('conv'), 'base-commit')
+		x86 = faultsweep.baseline_pair(sweep_boot.TARGETS['x86_64'], request)
+		self.assertEqual(paths.kunit_build_dir('gcc'), x86.build.out)
+		self.assertEqual(Path('conv'), x86.build.srctree)
+		self.assertEqual(paths.OUT / 'user-validate-baseline' / 'arch/x86/boot/bzImage', x86.kept)
+		self.assertEqual(userspace.CONFIG, x86.config)
+		ppc = faultsweep.baseline_pair(sweep_boot.TARGETS['ppc64le'], request)
+		self.assertEqual(paths.OUT / 'faultsweep-ppc64le-converted', ppc.build.out)
+		self.assertEqual(paths.OUT / 'faultsweep-ppc64le-baseline', ppc.keep)
 
 
 class MutationTest(unittest.TestCase):

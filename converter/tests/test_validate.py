@@ -59,8 +59,8 @@ class SharedKernelTest(unittest.TestCase):
 		self.assertEqual(kunit.build_dir,
 				 sweep_boot.target('x86_64').build_dir(paths.CONVERTED_RUN))
 
-	def test_other_runs_build_their_own_kernel(self) -> None:
-		user = userspace.UserspaceRequest(kdir=paths.BASELINE_TREE, name=validate.BASELINE_RUN)
+	def test_other_runs_have_their_own_directory(self) -> None:
+		user = userspace.UserspaceRequest(kdir=paths.CONVERTED_TREE, name=validate.BASELINE_RUN)
 		self.assertEqual(paths.OUT / f'user-{validate.BASELINE_RUN}', user.build_dir)
 		self.assertNotEqual(paths.kunit_build_dir('gcc'), user.build_dir)
 		self.assertEqual(REPO / 'testcases' / 'kernel' / 'x86_64.config', userspace.CONFIG)

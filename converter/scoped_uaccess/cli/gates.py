@@ -12,7 +12,7 @@ from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.outcome import Outcome
 from scoped_uaccess.gates import (bisect, checkpatch, cross, faultsweep, make_test, negative, sparse,
 				  sweep_mutation, validate)
-from scoped_uaccess.kernel import kbuild, tree, worktree
+from scoped_uaccess.kernel import baseline, kbuild, tree, worktree
 from scoped_uaccess.kunit import sweep_boot
 from scoped_uaccess.kernel.qemu import AccelChoice
 
@@ -46,13 +46,12 @@ def cmd_validate(args: argparse.Namespace, runner: Runner) -> Outcome:
 
 
 def _sweep_request(args: argparse.Namespace, runner: Runner) -> faultsweep.FaultsweepRequest:
-	"""The trees validate builds from: its converted worktree at KDIR's HEAD
-	and the pristine baseline's."""
+	"""What validate boots: its converted worktree at KDIR's HEAD, the
+	baseline kernels built from the series up to its API."""
 	tree.require_baseline(runner, args.kdir)
 	converted = worktree.converted_worktree(runner, args.kdir)
-	pristine = worktree.baseline_worktree(runner, args.kdir)
 	return faultsweep.FaultsweepRequest(
-		converted_tree=converted, baseline_tree=pristine,
+		converted_tree=converted, base=baseline.boot_base(runner, converted),
 		targets=tuple(args.arch or sweep_boot.TARGETS),
 		x86_names=(args.baseline_run, 'converted'), build=not args.no_build,
 		jobs=args.jobs, accel=AccelChoice(args.accel))

@@ -8,11 +8,14 @@ compared (kunit/sweep_records.py).  Any difference fails, and so does a
 console with a KUAP "Bug:", a WARNING or an oops, a program that did not
 finish, or a ppc64le boot that does not say KUAP is on.
 
-x86_64 boots the kernels of the userspace tests (build/out/user-<name>):
-inside `make validate` they were just built, so the sweep costs two
-boots there.  ppc64le keeps build/out/faultsweep-ppc64le-{baseline,
-converted}, built from the same worktrees as validate's, so every build
-after the first is incremental.
+The baseline is the series up to its API (kernel/baseline.py): its
+kernel is built incrementally in the converted kernel's build directory
+and its image kept apart.  x86_64 boots the kernels of the userspace
+tests (the gcc KUnit kernel and build/out/user-<name>): inside `make
+validate` they were just built, so the sweep costs two boots there.
+ppc64le builds build/out/faultsweep-ppc64le-converted from validate's
+converted worktree and keeps its baseline's image in
+build/out/faultsweep-ppc64le-baseline.
 """
 
 import json
@@ -25,7 +28,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, format_seconds, relative, written
-from scoped_uaccess.kernel import kbuild, tree
+from scoped_uaccess.kernel import baseline, kbuild, tree
 from scoped_uaccess.kernel.qemu import ACCELERATORS, AccelChoice, choose_accelerator
 from scoped_uaccess.kernel.toolchains import GCC
 from scoped_uaccess.kunit import sweep_boot, sweep_records, userspace
@@ -41,7 +44,8 @@ SHOWN = 20
 
 @dataclass(frozen=True)
 class SweepKernel:
-	"""One kernel to boot: the tree it is built from and its build directory."""
+	"""One kernel to boot: the tree it is built from and its build directory
+	(for the baseline, where its image is kept: baseline.ensure() builds it)."""
 	side: str			# baseline or converted
 	srctree: Path
 	build_dir: Path
@@ -51,7 +55,7 @@ class SweepKernel:
 @dataclass(frozen=True)
 class FaultsweepRequest:
 	converted_tree: Path
-	baseline_tree: Path
+	base: str			# the baseline's commit: baseline.boot_base()
 	targets: tuple[str, ...] = tuple(sweep_boot.TARGETS)
 	# The userspace runs whose kernels x86_64 boots (paths.userspace_build_dir).
 	x86_names: tuple[str, str] = ('validate-baseline', paths.CONVERTED_RUN)
@@ -100,15 +104,22 @@ class SweepResult:
 
 
 def kernels(t: SweepTarget, request: FaultsweepRequest) -> tuple[SweepKernel, SweepKernel]:
-	"""The baseline and the converted kernel of a target."""
-	trees = (request.baseline_tree, request.converted_tree)
+	"""The baseline and the converted kernel of a target; both come from the
+	converted worktree, the baseline through baseline.ensure()."""
 	if t.userspace_kernel:
 		names, build = request.x86_names, request.build and request.build_x86
 	else:
 		names, build = SIDES, request.build
-	base, conv = (SweepKernel(side, src, t.build_dir(name), build)
-		      for side, src, name in zip(SIDES, trees, names))
+	base, conv = (SweepKernel(side, request.converted_tree, t.build_dir(name), build)
+		      for side, name in zip(SIDES, names))
 	return base, conv
+
+
+def baseline_pair(t: SweepTarget, request: FaultsweepRequest) -> baseline.Pair:
+	"""What baseline.ensure() needs for t: the converted kernel's build, the
+	configuration, the image and the baseline's directory."""
+	base, conv = kernels(t, request)
+	return baseline.Pair(kernel_build(t, conv), t.config, t.image, base.build_dir)
 
 
 def kernel_build(t: SweepTarget, k: SweepKernel) -> kbuild.Build:
@@ -142,7 +153,12 @@ def run_target(runner: Runner, t: SweepTarget, request: FaultsweepRequest) -> Ta
 	"""Builds (when asked), boots both kernels, compares."""
 	result = TargetResult(t)
 	pair = kernels(t, request)
-	for k in pair:
+	if pair[0].build:
+		start = time.monotonic()
+		baseline.ensure(runner, request.base, [baseline_pair(t, request)], request.jobs,
+				request.results, runner.say)
+		result.build_seconds['baseline'] = time.monotonic() - start
+	for k in pair[1:]:
 		if k.build:
 			problems, result.build_seconds[k.side] = build_kernel(
 				runner, t, k, request.jobs, request.results / f'{t.name}-{k.side}-build.log')
@@ -257,30 +273,33 @@ def from_logs(results: Path, targets: tuple[str, ...]) -> SweepResult:
 	return result
 
 
-def series_description(runner: Runner, converted_tree: Path) -> str:
+def kernels_description(runner: Runner, converted_tree: Path, base: str) -> tuple[str, str]:
+	"""What the baseline and the converted kernel are built from."""
 	count = runner.run(Command(('git', 'rev-list', '--count', f'{tree.BASELINE_TAG}..HEAD'),
 				   cwd=converted_tree, mutates=False), Output.CAPTURE).output.strip()
-	return f'baseline + the {count} commits of the series (patches/series)'
+	return (baseline.describe(runner, converted_tree, base),
+		f'baseline + the {count} commits of the series (patches/series)')
 
 
-def write_report(runner: Runner, result: SweepResult, out: Path, converted_tree: Path) -> list[str]:
+def write_report(runner: Runner, result: SweepResult, out: Path, converted_tree: Path,
+		 base: str) -> list[str]:
 	"""reports/linux-<version>/faultsweep.json and .md; returns their paths."""
 	version = tree.kernel_version(converted_tree)
 	conversion_file = out / 'conversion.json'
 	conversion = json.loads(conversion_file.read_text()) if conversion_file.is_file() else None
 	targets, consoles, diffs = [], {}, []
 	for tr in result.targets:
-		base, conv = tr.consoles['baseline'], tr.consoles['converted']
+		before, conv = tr.consoles['baseline'], tr.consoles['converted']
 		targets.append({
 			'target': tr.target.name, 'archs': list(tr.target.record_archs),
 			'config': relative(tr.target.config), 'kuap': tr.target.kuap,
-			'kuap_on': base.kuap_on and conv.kuap_on,
+			'kuap_on': before.kuap_on and conv.kuap_on,
 			'records': {a: sum(1 for r in conv.records.values() if r.arch == a)
 				    for a in tr.target.record_archs},
 			'differences': len(tr.differences), 'problems': tr.problems})
 		consoles.update({a: conv for a in tr.target.record_archs})
 		diffs += tr.differences
-	data = sweep_report.report_data(version, series_description(runner, converted_tree),
+	data = sweep_report.report_data(version, kernels_description(runner, converted_tree, base),
 					targets, consoles, diffs, conversion)
 	return [written(out / 'faultsweep.json', sweep_report.render_json(data)),
 		written(out / 'faultsweep.md', sweep_report.render_markdown(data))]
@@ -297,7 +316,8 @@ def step(runner: Runner, request: FaultsweepRequest) -> Outcome:
 		if runner.dry_run:
 			return Outcome.ok('dry run')
 	if request.report_dir is not None:
-		files = write_report(runner, result, request.report_dir, request.converted_tree)
+		files = write_report(runner, result, request.report_dir, request.converted_tree,
+				     request.base)
 		runner.say(f'faultsweep: wrote {" and ".join(files)}')
 	summary = result.summary()
 	runner.say(f'faultsweep: details: {relative(request.results / "faultsweep.txt")}')

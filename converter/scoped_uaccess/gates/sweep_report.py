@@ -111,8 +111,9 @@ def path_entries(consoles: dict[str, SweepConsole], diffs: list[Difference]) -> 
 	return entries
 
 
-def report_data(version: str, series: str, targets: list[dict], consoles: dict[str, SweepConsole],
-		diffs: list[Difference], conversion: Optional[dict]) -> dict:
+def report_data(version: str, kernels: tuple[str, str], targets: list[dict],
+		consoles: dict[str, SweepConsole], diffs: list[Difference],
+		conversion: Optional[dict]) -> dict:
 	"""The content of faultsweep.json.  targets: per target its name,
 	archs, configuration, whether KUAP is required and was on, problems."""
 	paths = path_entries(consoles, diffs)
@@ -131,7 +132,7 @@ def report_data(version: str, series: str, targets: list[dict], consoles: dict[s
 		regions.append(entry)
 	return {
 		'version': version,
-		'kernels': {'baseline': f'tag baseline (pristine {version})', 'converted': series},
+		'kernels': dict(zip(('baseline', 'converted'), kernels)),
 		'command': COMMAND,
 		'targets': targets,
 		'paths': paths,

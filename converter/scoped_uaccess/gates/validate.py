@@ -7,10 +7,11 @@ and riscv with Debian's cross compilers), with sparse (C=2).  A warning
 in a touched file fails unless the unconverted tree gives the same one:
 that tree is built only when there is a warning to compare.  An objtool
 UACCESS warning fails always.  Then the converted x86_64 kernel and the
-pristine baseline boot with the userspace syscall tests (userspace.py)
-and must give the same results; then the same two kernels, and a
-ppc64le pair with KUAP, boot with the fault sweep (faultsweep.py),
-whose records must be the same.
+baseline, the series up to its API (kernel/baseline.py: the same build
+directory, rebuilt incrementally), boot with the userspace syscall tests
+(userspace.py) and must give the same results; then the same two
+kernels, and a ppc64le pair with KUAP, boot with the fault sweep
+(faultsweep.py), whose records must be the same.
 """
 
 import collections
@@ -28,7 +29,7 @@ from scoped_uaccess.core.outcome import Outcome, written
 from scoped_uaccess.cocci import api
 from scoped_uaccess.cocci.convert.series import core_commit
 from scoped_uaccess.gates import faultsweep, sparse
-from scoped_uaccess.kernel import kbuild, tree
+from scoped_uaccess.kernel import baseline, kbuild, tree
 from scoped_uaccess.kernel.architectures import Arch, arch as arch_named
 from scoped_uaccess.kernel.kbuild import Diagnostic
 from scoped_uaccess.kernel.qemu import AccelChoice
@@ -78,8 +79,7 @@ GENERIC_ARCHES = ('x86_64', 'arm64')
 # Headers are compiled through C files that include them.
 HEADER_USERS_GENERIC = ('lib/strncpy_from_user.c', 'lib/strnlen_user.c', 'lib/usercopy.c',
 			'fs/select.c', 'kernel/futex/core.c')
-# The worktrees: the converted HEAD, the unconverted commit (built only to
-# compare warnings); the pristine baseline is worktree.baseline_worktree().
+# The unconverted commit's worktree, built only to compare warnings.
 BASE_TREE = paths.BUILD / 'wt-validate-base'
 BASELINE_RUN = 'validate-baseline'
 
@@ -107,6 +107,7 @@ class ValidateResult:
 	builds: list[ArchBuild] = field(default_factory=list)
 	boot: list[str] = field(default_factory=list)		# differences and problems
 	boot_summary: str = ''
+	boot_base: str = ''		# baseline.describe() of the baseline kernels
 	boot_ran: bool = False
 	sweep: Optional[faultsweep.SweepResult] = None
 	seconds: dict[str, float] = field(default_factory=dict)
@@ -207,15 +208,16 @@ def validate_builds(runner: Runner, kdir: Path, base_tree: Callable[[], Path],
 	return results
 
 
-def boot_compare(runner: Runner, kdir: Path, baseline_tree: Optional[Path], jobs: int,
+def boot_compare(runner: Runner, kdir: Path, build_baseline: bool, jobs: int,
 		 accel: AccelChoice, result: ValidateResult,
 		 say: Callable[[str], None], baseline_run: str = BASELINE_RUN) -> None:
 	"""Both kernels with the userspace tests; their results must agree.
-	Without baseline_tree, the baseline run named baseline_run is reused."""
+	The baseline's image is built by baseline.ensure() beforehand; without
+	build_baseline, the baseline run named baseline_run is reused."""
 	consoles: dict[str, Optional[userspace.Console]] = {}
-	kernels = [(paths.CONVERTED_RUN, kdir)]
-	if baseline_tree is not None:
-		kernels.insert(0, (baseline_run, baseline_tree))
+	kernels = [(paths.CONVERTED_RUN, True)]
+	if build_baseline:
+		kernels.insert(0, (baseline_run, False))
 	else:
 		log = userspace.results_log(baseline_run)
 		if not log.is_file() and not runner.dry_run:
@@ -223,10 +225,10 @@ def boot_compare(runner: Runner, kdir: Path, baseline_tree: Optional[Path], jobs
 					 f'--name {baseline_run}` on a baseline tree, or drop --baseline-run')
 		say(f'validate: baseline: the existing run {log}')
 		consoles[baseline_run] = None if runner.dry_run else userspace.parse_log(log)
-	for name, srctree in kernels:
+	for name, build in kernels:
 		start = time.monotonic()
 		run = userspace.run_userspace(runner, userspace.UserspaceRequest(
-			kdir=srctree, name=name, accel=accel, jobs=jobs))
+			kdir=kdir, name=name, accel=accel, jobs=jobs, build=build))
 		result.seconds[f'boot {name}'] = time.monotonic() - start
 		say(f'validate: userspace[{name}]: {run.status.value}; build '
 		    f'{run.build_seconds:.0f} s, boot {run.boot_seconds:.0f} s ({run.accelerator.value})')
@@ -276,18 +278,27 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 	result.builds = validate_builds(runner, kdir, base_tree, result.touched, jobs, say, only)
 	result.seconds['builds'] = time.monotonic() - start
 	if boot:
-		pristine = worktree.baseline_worktree(runner, kdir)
-		if baseline_run:
-			boot_compare(runner, kdir, None, jobs, accel, result, say, baseline_run)
-		else:
-			boot_compare(runner, kdir, pristine, jobs, accel, result, say)
+		boot_base = baseline.boot_base(runner, kdir)
+		result.boot_base = baseline.describe(runner, kdir, boot_base)
+		request = faultsweep.FaultsweepRequest(
+			converted_tree=kdir, base=boot_base, targets=sweep,
+			x86_names=(baseline_run or BASELINE_RUN, paths.CONVERTED_RUN), build_x86=False,
+			jobs=jobs, accel=accel)
+		if not baseline_run:
+			# Every baseline in one move of the worktree: the x86_64 one
+			# the userspace tests boot, and the sweep's.
+			start = time.monotonic()
+			pairs = [faultsweep.baseline_pair(sweep_boot.target(t), request)
+				 for t in sorted({'x86_64', *sweep})]
+			say(f'validate: baseline kernels: {result.boot_base}')
+			baseline.ensure(runner, boot_base, pairs, jobs, paths.RESULTS, say)
+			result.seconds['baselines'] = time.monotonic() - start
+		boot_compare(runner, kdir, not baseline_run, jobs, accel, result, say,
+			     baseline_run or BASELINE_RUN)
 		if sweep:
 			# The x86_64 kernels are the userspace boots' own, just built.
 			start = time.monotonic()
-			result.sweep = faultsweep.run_sweep(runner, faultsweep.FaultsweepRequest(
-				converted_tree=kdir, baseline_tree=pristine, targets=sweep,
-				x86_names=(baseline_run or BASELINE_RUN, paths.CONVERTED_RUN), build_x86=False,
-				jobs=jobs, accel=accel), say)
+			result.sweep = faultsweep.run_sweep(runner, request, say)
 			result.seconds['faultsweep'] = time.monotonic() - start
 	return result
 
@@ -305,6 +316,7 @@ def report(result: ValidateResult) -> str:
 	if result.boot_ran or result.boot:
 		verdict = 'FAIL' if result.boot else 'PASS'
 		lines.append(f'{verdict} boot: {result.boot_summary}')
+		lines.append(f'  baseline kernels: {result.boot_base}')
 		lines += [f'  {x}' for x in result.boot]
 	if result.sweep is not None:
 		lines.append(f'{"PASS" if result.sweep.passed else "FAIL"} fault sweep: '
