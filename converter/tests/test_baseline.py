@@ -58,6 +58,25 @@ class BootBaseTest(unittest.TestCase):
 		self.commit('fs/select.c', 'scoped\n', 'select: Convert')
 		self.assertEqual(git(self.kdir, 'rev-parse', 'baseline'), self.base())
 
+	def test_shares_build_only_without_kconfig_or_api_changes(self) -> None:
+		api = self.commit('include/linux/uaccess.h', 'scopes\n', 'uaccess: Provide scopes')
+		self.commit('fs/select.c', 'scoped\n', 'select: Convert')
+		self.assertTrue(baseline.shares_build(quiet_runner(), self.kdir, api))
+		self.assertFalse(baseline.shares_build(quiet_runner(), self.kdir, 'baseline'))
+		self.commit('fs/Kconfig', 'config Y\n', 'fs: Add Y')
+		self.assertFalse(baseline.shares_build(quiet_runner(), self.kdir, api))
+
+	def test_at_goes_back_to_head_whatever_happens(self) -> None:
+		api = self.commit('include/linux/uaccess.h', 'scopes\n', 'uaccess: Provide scopes')
+		head = self.commit('fs/select.c', 'scoped\n', 'select: Convert')
+		git(self.kdir, 'checkout', '-q', '--detach', head)
+		with self.assertRaises(RuntimeError):
+			with baseline.At(quiet_runner(), self.kdir, api):
+				self.assertFalse((self.kdir / 'fs' / 'select.c').exists())
+				raise RuntimeError('build failed')
+		self.assertEqual(head, git(self.kdir, 'rev-parse', 'HEAD'))
+		self.assertEqual('scoped\n', (self.kdir / 'fs' / 'select.c').read_text())
+
 
 if __name__ == '__main__':
 	unittest.main()

@@ -79,7 +79,8 @@ GENERIC_ARCHES = ('x86_64', 'arm64')
 # Headers are compiled through C files that include them.
 HEADER_USERS_GENERIC = ('lib/strncpy_from_user.c', 'lib/strnlen_user.c', 'lib/usercopy.c',
 			'fs/select.c', 'kernel/futex/core.c')
-# The unconverted commit's worktree, built only to compare warnings.
+# The unconverted commit's worktree, built only to compare warnings, and
+# only when that commit cannot share the converted build directory.
 BASE_TREE = paths.BUILD / 'wt-validate-base'
 BASELINE_RUN = 'validate-baseline'
 
@@ -163,7 +164,27 @@ def _touched_diags(diags: list[Diagnostic], objects: list[str],
 	return [d for d in diags if d.file in wanted]
 
 
-def validate_builds(runner: Runner, kdir: Path, base_tree: Callable[[], Path],
+def build_unconverted(runner: Runner, config: BuildConfig, kdir: Path, base: str,
+		      base_tree: Callable[[], Path], objects: list[str],
+		      jobs: int) -> tuple[str, Path]:
+	"""The objects at the unconverted commit; returns the log and the tree
+	they were built from.  When base and HEAD share their configuration and
+	API headers (the core commit and its conversions), in the converted
+	build directory, the worktree moved to base and back: no second
+	configuration and prepare.  Otherwise in a worktree and directory of
+	their own."""
+	if baseline.shares_build(runner, kdir, base):
+		with baseline.At(runner, kdir, base):
+			_, log = build_objects(runner, config, kdir, paths.validate_build_dir(config.name),
+					       objects, jobs)
+		return log, kdir
+	tree_path = base_tree()
+	_, log = build_objects(runner, config, tree_path,
+			       paths.validate_build_dir(f'{config.name}-base'), objects, jobs)
+	return log, tree_path
+
+
+def validate_builds(runner: Runner, kdir: Path, base: str, base_tree: Callable[[], Path],
 		    touched: list[str], jobs: int, say: Callable[[str], None],
 		    only: Optional[list[str]] = None) -> list[ArchBuild]:
 	results = []
@@ -189,11 +210,9 @@ def validate_builds(runner: Runner, kdir: Path, base_tree: Callable[[], Path],
 		if diags:
 			say(f'validate: {name}: {len(diags)} warning(s); building the unconverted tree '
 			    'to compare')
-			base = base_tree()
-			bout = paths.validate_build_dir(f'{name}-base')
-			_, blog = build_objects(runner, arch, base, bout, objects, jobs)
+			blog, btree = build_unconverted(runner, arch, kdir, base, base_tree, objects, jobs)
 			result.log += '\n=== unconverted tree\n' + blog
-			before = _touched_diags(kbuild.parse_diagnostics(blog, (base,)), objects, touched)
+			before = _touched_diags(kbuild.parse_diagnostics(blog, (btree,)), objects, touched)
 			result.new = kbuild.new_diagnostics(before, diags)
 		result.seconds = time.monotonic() - start
 		verdict = 'PASS' if result.passed else 'FAIL'
@@ -275,7 +294,7 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 			holder.append(worktree.worktree(runner, kdir, BASE_TREE, base))
 		return holder[0]
 	start = time.monotonic()
-	result.builds = validate_builds(runner, kdir, base_tree, result.touched, jobs, say, only)
+	result.builds = validate_builds(runner, kdir, base, base_tree, result.touched, jobs, say, only)
 	result.seconds['builds'] = time.monotonic() - start
 	if boot:
 		boot_base = baseline.boot_base(runner, kdir)

@@ -65,6 +65,31 @@ def boot_base(runner: Runner, kdir: Path) -> str:
 	return found or _git(runner, kdir, 'rev-parse', f'{BASELINE_TAG}^{{commit}}').strip()
 
 
+def shares_build(runner: Runner, kdir: Path, base: str) -> bool:
+	"""Whether base and HEAD can share a build directory: the same Kconfig
+	files and API headers (so the same .config and generated headers)."""
+	return runner.run(Command(('git', 'diff', '--quiet', base, 'HEAD', '--', *API_PATHS),
+				  cwd=kdir, mutates=False), Output.CAPTURE, check=False).returncode == 0
+
+
+class At:
+	"""`with At(runner, worktree, commit):` the worktree at commit inside,
+	back at its HEAD afterwards, whatever happens; git rewrites only the
+	files that differ, so kbuild rebuilds only what depends on them."""
+
+	def __init__(self, runner: Runner, srctree: Path, commit: str) -> None:
+		self.runner, self.srctree, self.commit = runner, srctree, commit
+		self.head = ''
+
+	def __enter__(self) -> 'At':
+		self.head = _git(self.runner, self.srctree, 'rev-parse', 'HEAD').strip()
+		_git(self.runner, self.srctree, 'checkout', '-q', '--detach', self.commit, mutates=True)
+		return self
+
+	def __exit__(self, *exc: object) -> None:
+		_git(self.runner, self.srctree, 'checkout', '-q', '--detach', self.head, mutates=True)
+
+
 def describe(runner: Runner, kdir: Path, base: str) -> str:
 	"""'<subject> (<n> of the <m> commits)': what the baseline contains."""
 	subject = _git(runner, kdir, 'log', '-1', '--format=%s', base).strip()
@@ -105,11 +130,10 @@ def ensure(runner: Runner, base: str, pairs: list[Pair], jobs: int, logs: Path,
 			say(f'baseline: {relative(pair.kept)} is {base[:12]}\'s, kept')
 		return []
 	srctree = todo[0].build.srctree
-	head = _git(runner, srctree, 'rev-parse', 'HEAD').strip()
+	assert all(p.build.srctree == srctree for p in todo)
 	say(f'baseline: {srctree} to {base[:12]}, building {len(todo)} baseline kernel(s) '
 	    'incrementally, then back to HEAD')
-	_git(runner, srctree, 'checkout', '-q', '--detach', base, mutates=True)
-	try:
+	with At(runner, srctree, base):
 		for pair in todo:
 			_build(runner, pair, jobs, logs / f'baseline-{pair.build.out.name}-build.log')
 			if runner.dry_run:
@@ -122,8 +146,6 @@ def ensure(runner: Runner, base: str, pairs: list[Pair], jobs: int, logs: Path,
 			shutil.copyfile(pair.build.out / '.config', pair.keep / '.config')
 			(pair.keep / STAMP).write_text(stamps[pair])
 			say(f'baseline: {relative(pair.kept)} built from {base[:12]}')
-	finally:
-		_git(runner, srctree, 'checkout', '-q', '--detach', head, mutates=True)
 	for pair in todo:
 		_build(runner, pair, jobs, logs / f'baseline-{pair.build.out.name}-head-build.log')
 	return todo

@@ -41,8 +41,9 @@ ACCELERATORS = {
 }
 # A working KVM prints the kernel banner within a second or two. Nested KVM
 # can be present yet unusable (QEMU aborts on MSRs, or the guest hangs in
-# the decompressor), so AUTO first boots the kernel once without tests.
-KVM_PROBE_SECONDS = 20
+# the decompressor), so AUTO first boots the kernel once without tests;
+# ten seconds leave a slow working KVM five times its usual time.
+KVM_PROBE_SECONDS = 10
 KVM_PROBE_BANNER = 'Linux version'
 
 
