@@ -14,12 +14,14 @@ from scoped_uaccess.cocci.convert.run import ConvertRequest
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Runner
 from scoped_uaccess.core.outcome import Outcome, written
-from scoped_uaccess.gates import bisect, checkpatch, cross, negative, sparse, validate
+from scoped_uaccess.gates import bisect, checkpatch, cross, faultsweep, negative, sparse, validate
 from scoped_uaccess.gates.runner import Gate, GateStatus, run_gates, summary_table
-from scoped_uaccess.kernel import deps, kbuild, tree
+from scoped_uaccess.gates.warmup import Job, Warmup, configure_step
+from scoped_uaccess.kernel import deps, kbuild, tree, worktree
 from scoped_uaccess.kernel.qemu import AccelChoice
 from scoped_uaccess.kernel.toolchains import toolchain
 from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.kunit import sweep_boot
 
 TEST_COMPILERS = ('gcc', 'clang-14', 'clang-19')
 CORPUS_RUNNER = paths.UNIT_TESTS / 'cocci_corpus.py'
@@ -58,20 +60,51 @@ def corpus_step(runner: Runner, kdir: Path) -> Outcome:
 	return Outcome.ok('checker corpus as expected')
 
 
-def gates(runner: Runner, o: TestOptions) -> list[Gate]:
+def warmup_jobs(runner: Runner, o: TestOptions) -> list[Job]:
+	"""The kernels later gates build, in the order they need them: the
+	KUnit kernels, then the ppc64le sweep's converted kernel (validate)."""
+	srctree = worktree.converted_worktree(runner, o.kdir)
+	jobs = []
+	for cc in TEST_COMPILERS:
+		request = kunit_run.KunitRequest(kdir=srctree, toolchain=toolchain(cc), jobs=o.jobs)
+		jobs.append(Job(f'kunit-{cc}', (
+			lambda _, d=request.build_dir: d.mkdir(parents=True, exist_ok=True),
+			kunit_run.config_command(request), kunit_run.make_command(request))))
+	t = sweep_boot.target('ppc64le')
+	_, conv = faultsweep.kernels(t, faultsweep.FaultsweepRequest(converted_tree=srctree, base=''))
+	build = faultsweep.kernel_build(t, conv)
+	jobs.append(Job('validate', (configure_step(build, t.config),
+				     build.make(Path(t.image).name, jobs=o.jobs))))
+	return jobs
+
+
+def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
+	def tree_then_warmup() -> Outcome:
+		outcome = tree.step(runner, tree.TreeRequest(o.kdir, o.patches, o.force))
+		if outcome.exit_status == 0 and not runner.dry_run:
+			warm.start(warmup_jobs(runner, o))
+		return outcome
+
+	def kunit_gate(cc: str) -> Outcome:
+		warm.wait(f'kunit-{cc}', runner.say)
+		return kunit_run.step(runner, kunit_run.KunitRequest(
+			kdir=o.kdir, toolchain=toolchain(cc), accel=o.accel, jobs=o.jobs))
+
+	def validate_gate() -> Outcome:
+		# validate moves the converted worktree the warm-up builds from.
+		warm.wait('*', runner.say)
+		return validate.step(runner, validate.ValidateRequest(o.kdir, o.patches, jobs=o.jobs,
+								      accel=o.accel))
+
 	kunit = [Gate(f'kunit-{cc}', f'KUnit in QEMU failed under {cc}',
-		      lambda cc=cc: kunit_run.step(runner, kunit_run.KunitRequest(
-			      kdir=o.kdir, toolchain=toolchain(cc), accel=o.accel, jobs=o.jobs)),
-		      needs=('tree',))
+		      lambda cc=cc: kunit_gate(cc), needs=('tree',))
 		 for cc in TEST_COMPILERS]
 	conversion = ConvertRequest(tree=o.kdir, out=convert_steps.REGEN_OUT, jobs=o.jobs)
 	return [
 		Gate('deps', 'required Debian packages missing', lambda: deps.step(runner)),
 		Gate('unittest', 'converter Python unit tests or pyflakes failed',
 		     lambda: unittest_step(runner)),
-		Gate('tree', 'kernel tree could not be prepared',
-		     lambda: tree.step(runner, tree.TreeRequest(o.kdir, o.patches, o.force)),
-		     needs=('deps',)),
+		Gate('tree', 'kernel tree could not be prepared', tree_then_warmup, needs=('deps',)),
 		Gate('cocci', 'the checker corpus does not give the expected findings',
 		     lambda: corpus_step(runner, o.kdir), needs=('deps',)),
 		*kunit,
@@ -90,15 +123,18 @@ def gates(runner: Runner, o: TestOptions) -> list[Gate]:
 		     needs=('tree',)),
 		Gate('validate', 'a converted file builds with a new warning, or the converted '
 		     'kernel behaves unlike baseline',
-		     lambda: validate.step(runner, validate.ValidateRequest(
-			     o.kdir, o.patches, jobs=o.jobs, accel=o.accel)),
+		     validate_gate,
 		     needs=('tree',)),
 	]
 
 
 def step(runner: Runner, o: TestOptions) -> Outcome:
 	"""Every gate; the table goes to stdout and build/results/test-summary.txt."""
-	run = run_gates(gates(runner, o), runner.say)
+	warm = Warmup()
+	try:
+		run = run_gates(gates(runner, o, warm), runner.say)
+	finally:
+		warm.stop()
 	table = summary_table(run)
 	written(paths.RESULTS / 'test-summary.txt', table + '\n')
 	print(table, flush=True)

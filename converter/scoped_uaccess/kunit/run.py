@@ -112,6 +112,12 @@ def _kunit_py(request: KunitRequest, subcommand: str, *extra: str) -> Command:
 		       cwd=request.kdir, env=PYTHON_ENV, nice=True)
 
 
+def config_command(request: KunitRequest) -> Command:
+	"""kunit.py config: the kunitconfig, then olddefconfig, in build_dir."""
+	return _kunit_py(request, 'config',
+			 *(f'--make_options={o}' for o in request.toolchain.make_options))
+
+
 def make_command(request: KunitRequest) -> Command:
 	"""The kernel build kunit.py would run, but with output we can follow."""
 	return Command(('make', f'ARCH={ARCH.kernel_arch}', f'O={request.build_dir}',
@@ -162,8 +168,7 @@ def _steps(runner: Runner, request: KunitRequest, result: KunitResult) -> None:
 	tc = request.toolchain
 	runner.say(f'kunit[{tc.name}]: configuring {request.build_dir}')
 	try:
-		runner.run(_kunit_py(request, 'config',
-				     *(f'--make_options={o}' for o in tc.make_options)), Output.LINES)
+		runner.run(config_command(request), Output.LINES)
 	except CommandFailed as e:
 		result.status = KunitStatus.CONFIG_FAILED
 		result.message = _config_problem(e.output)

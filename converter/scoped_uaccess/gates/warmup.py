@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Kernels of later gates, built in the background on idle CPU time only.
+
+A cold `make test` leaves a core idle for minutes all told: checkpatch,
+the TCG boots, the KVM probe, kbuild's final links, the Python between
+spatch runs.  Once the tree gate has passed, a background thread builds
+the kernels the later gates build anyway (the three KUnit kernels, the
+ppc64le sweep's converted kernel) under SCHED_IDLE (`chrt --idle 0`):
+they get a CPU only when the gates leave it idle.  A gate that builds one
+of them first waits for its warm-up, then runs exactly as without one:
+its own configure and make find nothing to do, or redo what the warm-up
+did not finish.  Nothing the warm-up does decides a gate: a failed
+warm-up only costs the time the gate then takes.  Everything it ran and
+printed is in build/results/warmup.log.
+"""
+
+import os
+import signal
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+from scoped_uaccess.core import paths
+from scoped_uaccess.core.command import Command, Runner
+from scoped_uaccess.kernel import kbuild
+
+IDLE = ('chrt', '--idle', '0')
+LOG = paths.RESULTS / 'warmup.log'
+
+
+@dataclass(frozen=True)
+class Job:
+	"""What one gate would build: steps run in order, each a command
+	(run under SCHED_IDLE) or a Python step given a Runner that writes to
+	the log (kbuild.configure's stamp logic)."""
+	gate: str
+	steps: tuple[object, ...]
+
+
+class Warmup:
+	"""The background thread; until start(), wait() returns at once."""
+
+	def __init__(self, log: Path = LOG) -> None:
+		self.log = log
+		self.jobs: list[Job] = []
+		self.done: dict[str, threading.Event] = {}
+		self.stopped = False
+		self.proc: Optional[subprocess.Popen] = None
+		self.thread: Optional[threading.Thread] = None
+		self.lock = threading.Lock()
+
+	def start(self, jobs: list[Job]) -> None:
+		self.jobs = jobs
+		self.done = {job.gate: threading.Event() for job in jobs}
+		self.log.parent.mkdir(parents=True, exist_ok=True)
+		self.log.unlink(missing_ok=True)
+		self.thread = threading.Thread(target=self._work, name='warmup', daemon=True)
+		self.thread.start()
+
+	def wait(self, gate: str, say: Callable[[str], None]) -> None:
+		"""Blocks until the warm-up of gate (every warm-up with '*') is over."""
+		events = list(self.done.values()) if gate == '*' else [self.done[gate]] \
+			if gate in self.done else []
+		if self.thread is None or all(e.is_set() for e in events):
+			return
+		say(f'warmup: waiting for the background build of {gate} (log: {self.log})')
+		for event in events:
+			event.wait()
+
+	def stop(self) -> None:
+		"""Kills what runs and ends the thread; the gates that follow build
+		for themselves."""
+		with self.lock:
+			self.stopped = True
+			if self.proc is not None and self.proc.poll() is None:
+				os.killpg(self.proc.pid, signal.SIGTERM)
+		if self.thread is not None:
+			self.thread.join()
+		for event in self.done.values():
+			event.set()
+
+	def _work(self) -> None:
+		with open(self.log, 'a', errors='backslashreplace') as log:
+			runner = Runner(echo=log)
+			for job in self.jobs:
+				runner.say(f'=== warmup: {job.gate}')
+				try:
+					for step in job.steps:
+						if self.stopped or not self._step(step, runner, log):
+							break
+				except Exception as e:	# noqa: BLE001 -- the gate redoes it and reports
+					runner.say(f'warmup: {job.gate}: {e}')
+				finally:
+					self.done[job.gate].set()
+
+	def _step(self, step: object, runner: Runner, log) -> bool:
+		if callable(step):
+			step(runner)
+			return True
+		assert isinstance(step, Command)
+		runner.say(f'$ {" ".join(IDLE)} {step.shell_line()}')
+		env = dict(os.environ, **step.env)
+		with self.lock:
+			if self.stopped:
+				return False
+			self.proc = subprocess.Popen((*IDLE, *step.argv), cwd=step.cwd, env=env,
+						     stdin=subprocess.DEVNULL, stdout=log,
+						     stderr=subprocess.STDOUT, start_new_session=True)
+		status = self.proc.wait()
+		runner.say(f'warmup: exit status {status}')
+		return status == 0
+
+
+def configure_step(build: kbuild.Build, config: Path) -> Callable[[Runner], None]:
+	def step(runner: Runner) -> None:
+		kbuild.configure(runner, build, config)
+	return step

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The background warm-up of make test: order, waiting, stopping."""
+
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+from scoped_uaccess.core.command import Command
+from scoped_uaccess.gates.warmup import Job, Warmup
+
+
+class WarmupTest(unittest.TestCase):
+	def setUp(self) -> None:
+		self.tmp = tempfile.TemporaryDirectory()
+		self.dir = Path(self.tmp.name)
+		self.warm = Warmup(self.dir / 'warmup.log')
+
+	def tearDown(self) -> None:
+		self.warm.stop()
+		self.tmp.cleanup()
+
+	def test_jobs_run_in_order_at_idle_priority_and_wait_returns_after(self) -> None:
+		out = self.dir / 'policy'
+		self.warm.start([
+			Job('first', (Command(('sh', '-c', f'chrt -p $$ > {out}')),)),
+			Job('second', (lambda runner: (self.dir / 'second').write_text('done'),)),
+		])
+		self.warm.wait('second', lambda line: None)
+		self.assertEqual('done', (self.dir / 'second').read_text())
+		self.assertIn('SCHED_IDLE', out.read_text())
+		self.assertIn('=== warmup: second', (self.dir / 'warmup.log').read_text())
+
+	def test_a_failed_step_ends_its_job_not_the_next(self) -> None:
+		self.warm.start([
+			Job('bad', (Command(('false',)), lambda runner: (self.dir / 'after').touch())),
+			Job('good', (lambda runner: (self.dir / 'good').touch(),)),
+		])
+		self.warm.wait('*', lambda line: None)
+		self.assertFalse((self.dir / 'after').exists())
+		self.assertTrue((self.dir / 'good').exists())
+
+	def test_stop_kills_what_runs(self) -> None:
+		self.warm.start([Job('slow', (Command(('sleep', '60')),))])
+		time.sleep(0.5)
+		start = time.monotonic()
+		self.warm.stop()
+		self.assertLess(time.monotonic() - start, 10)
+		self.warm.wait('slow', lambda line: None)
+
+	def test_wait_before_start_or_for_another_gate_returns(self) -> None:
+		self.warm.wait('kunit-gcc', lambda line: None)
+		self.warm.start([])
+		self.warm.wait('kunit-gcc', lambda line: None)
+
+
+if __name__ == '__main__':
+	unittest.main()
