@@ -18,7 +18,7 @@ import os
 import signal
 import subprocess
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -100,7 +100,7 @@ class Warmup:
 			step(runner)
 			return True
 		assert isinstance(step, Command)
-		runner.say(f'$ {" ".join(IDLE)} {step.shell_line()}')
+		runner.say(f'$ {replace(step, argv=(*IDLE, *step.argv), nice=False).shell_line()}')
 		env = dict(os.environ, **step.env)
 		with self.lock:
 			if self.stopped:
