@@ -35,6 +35,19 @@ class CrossTest(unittest.TestCase):
 	def test_undefined_symbols(self) -> None:
 		self.assertEqual({'__get_user_bad', '__get_user_8'}, cross.undefined_symbols(NM))
 
+	def test_shared_directories_are_configured_alike(self) -> None:
+		"""cross and validate configure build/out/validate-<arch> with the
+		same arguments, or each would reconfigure it for the other
+		(kbuild.configure's stamp) and rebuild everything."""
+		from scoped_uaccess.gates import validate
+		from scoped_uaccess.core import paths
+		for name in cross.SHARED_WITH_VALIDATE:
+			c, v = cross.ARCHES[name], validate.ARCHES[name]
+			self.assertEqual(paths.validate_build_dir(name), c.build_dir)
+			self.assertEqual((c.arch, c.defconfig, c.enable, ()),
+					 (v.arch, v.defconfig, v.enable, v.disable))
+		self.assertEqual(paths.OUT / 'cross-riscv', cross.ARCHES['riscv'].build_dir)
+
 	def test_arm_requires_no_spectre_and_probes_get_user_bad(self) -> None:
 		arm = cross.ARCHES['arm']
 		self.assertIn(('CPU_SPECTRE', 'n'), arm.require)

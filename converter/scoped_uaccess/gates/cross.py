@@ -9,8 +9,18 @@ from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.core.outcome import Outcome
 from scoped_uaccess.gates.runner import build_verdict
-from scoped_uaccess.kernel import kbuild
+from scoped_uaccess.kernel import kbuild, worktree
 from scoped_uaccess.kernel.architectures import Arch, arch as arch_named
+
+
+# The suite's prompt sits under RUNTIME_TESTING_MENU, which riscv's defconfig
+# turns off; with KUNIT_ALL_TESTS=m (powerpc) the suite is a module.
+ENABLE = ('KUNIT', 'RUNTIME_TESTING_MENU', 'SCOPED_UACCESS_KUNIT_TEST')
+# The architectures validate builds too: the same configuration (validate's
+# BuildConfig takes enable from here) in its build directory,
+# build/out/validate-<arch>, so a cold make test configures and prepares
+# each once.
+SHARED_WITH_VALIDATE = ('arm64', 'powerpc')
 
 
 @dataclass(frozen=True)
@@ -23,10 +33,17 @@ class CrossArch:
 	# Extra files compiled with the kbuild command of REFERENCE_OBJECT, each
 	# with the undefined symbols its object must not reference.
 	probes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+	enable: tuple[str, ...] = ENABLE
 
 	@property
 	def name(self) -> str:
 		return self.arch.name
+
+	@property
+	def build_dir(self) -> Path:
+		if self.name in SHARED_WITH_VALIDATE:
+			return paths.validate_build_dir(self.name)
+		return paths.OUT / f'cross-{self.name}'
 
 
 # What every architecture builds: the suite, and the generic C files the
@@ -34,9 +51,6 @@ class CrossArch:
 OBJECTS = ('lib/scoped_uaccess_kunit.o', 'fs/select.o', 'kernel/futex/core.o',
 	   'kernel/futex/pi.o', 'kernel/futex/requeue.o', 'kernel/futex/waitwake.o')
 REFERENCE_OBJECT = 'lib/scoped_uaccess_kunit.o'
-# The suite's prompt sits under RUNTIME_TESTING_MENU, which riscv's defconfig
-# turns off; with KUNIT_ALL_TESTS=m (powerpc) the suite is a module.
-ENABLE = ('KUNIT', 'RUNTIME_TESTING_MENU', 'SCOPED_UACCESS_KUNIT_TEST')
 
 ARCHES: dict[str, CrossArch] = {a.name: a for a in (
 	# versatile is an ARMv5 board: no CONFIG_CPU_SPECTRE, so __get_user()
@@ -44,7 +58,8 @@ ARCHES: dict[str, CrossArch] = {a.name: a for a in (
 	CrossArch(arch_named('arm'), 'versatile_defconfig', require=(('CPU_SPECTRE', 'n'),),
 		  probes=(('testcases/cross/arm-get-user-u64.c', ('__get_user_bad',)),)),
 	CrossArch(arch_named('arm64'), 'defconfig'),
-	CrossArch(arch_named('powerpc'), 'ppc64le_defconfig'),
+	# COMPAT: validate builds signal_32.c in the same directory.
+	CrossArch(arch_named('powerpc'), 'ppc64le_defconfig', enable=('COMPAT', *ENABLE)),
 	CrossArch(arch_named('riscv'), 'defconfig'),
 )}
 
@@ -71,7 +86,7 @@ def build_arch(runner: Runner, kdir: Path, arch: CrossArch, out: Path,
 	"""Configures out for arch and builds OBJECTS and the probes there."""
 	result = ArchResult(arch)
 	build = kbuild.Build(kdir, out, arch.arch, ())
-	kbuild.configure(runner, build, arch.defconfig, enable=ENABLE)
+	kbuild.configure(runner, build, arch.defconfig, enable=arch.enable)
 	if runner.dry_run:
 		return result
 	config = (out / '.config').read_text()
@@ -110,14 +125,16 @@ def build_arch(runner: Runner, kdir: Path, arch: CrossArch, out: Path,
 
 
 def run_cross(runner: Runner, kdir: Path, names: list[str]) -> list[ArchResult]:
-	"""build_arch() for each named architecture, in build/out/cross-<name>."""
+	"""build_arch() for each named architecture, in its build directory,
+	from the converted worktree (KDIR's HEAD, as validate builds it)."""
 	if not (kdir / 'Makefile').is_file():
 		raise EnvironmentProblem(f'{kdir} is not a kernel tree', 'create it with `make tree`')
+	srctree = worktree.converted_worktree(runner, kdir)
 	results = []
 	for name in names:
 		arch = ARCHES[name]
 		runner.say(f'cross: {name}: {arch.defconfig}, {arch.arch.gcc}')
-		result = build_arch(runner, kdir, arch, paths.OUT / f'cross-{name}')
+		result = build_arch(runner, srctree, arch, arch.build_dir)
 		verdict = 'PASS' if result.passed else 'FAIL'
 		runner.say(f'cross: {name}: {verdict}')
 		for problem in result.problems:

@@ -28,7 +28,7 @@ from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, written
 from scoped_uaccess.cocci import api
 from scoped_uaccess.cocci.convert.series import core_commit
-from scoped_uaccess.gates import faultsweep, sparse
+from scoped_uaccess.gates import cross, faultsweep, sparse
 from scoped_uaccess.kernel import baseline, kbuild, tree
 from scoped_uaccess.kernel.architectures import Arch, arch as arch_named
 from scoped_uaccess.kernel.kbuild import Diagnostic
@@ -61,10 +61,13 @@ ARCHES: dict[str, BuildConfig] = {b.name: b for b in (
 	# Files only a 32-bit x86 kernel builds.
 	BuildConfig(arch_named('i386'), 'i386_defconfig', enable=('VM86', 'X86_LEGACY_VM86'),
 		    owns=api.X86_32_ONLY),
-	BuildConfig(arch_named('arm64'), 'defconfig', owns=r'^arch/arm64/'),
+	# arm64 and powerpc: the cross gate's configurations, so both gates
+	# share build/out/validate-<arch> (cross.SHARED_WITH_VALIDATE).
+	BuildConfig(arch_named('arm64'), 'defconfig', enable=cross.ARCHES['arm64'].enable,
+		    owns=r'^arch/arm64/'),
 	# COMPAT builds signal_32.c on ppc64le too.
-	BuildConfig(arch_named('powerpc'), 'ppc64le_defconfig', enable=('COMPAT',),
-		    owns=r'^arch/powerpc/'),
+	BuildConfig(arch_named('powerpc'), 'ppc64le_defconfig',
+		    enable=cross.ARCHES['powerpc'].enable, owns=r'^arch/powerpc/'),
 	# And 32-bit: emulate_spe() of align.c is built only for SPE (e500),
 	# signal_32.c's native (not compat) frames only on ppc32; signal_64.c
 	# is 64-bit only.
