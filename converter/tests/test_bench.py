@@ -88,6 +88,29 @@ class SyscallTest(unittest.TestCase):
 		self.assertEqual([110.0, 180.0, 100.0], e['samples']['converted'])
 		self.assertNotIn('pselect6', syscall.syscall_figures(samples))
 
+	def test_record_names_each_kernels_checkout(self) -> None:
+		# Each kernel's record, command included, is written before any
+		# boot: the command names that kernel's checkout.
+		with tempfile.TemporaryDirectory() as tmp:
+			trees = {}
+			for name in ('base', 'series'):
+				trees[name] = Path(tmp) / name
+				trees[name].mkdir()
+				for argv in (['init', '-q'], ['-c', 'user.name=t', '-c', 'user.email=t@t',
+							      'commit', '-q', '--allow-empty', '-m', name]):
+					subprocess.run(['git', '-C', str(trees[name]), *argv], check=True)
+			request = common.BenchRequest(baseline_tree=trees['base'],
+						      series_tree=trees['series'], rounds=0,
+						      syscall_iterations=7)
+			record: dict = {}
+			self.assertEqual({}, syscall.run_syscalls(Runner(echo=io.StringIO()), request,
+								  record))
+		for kernel, name, tree in (('baseline', 'baseline', 'base'),
+					   ('converted', 'series', 'series')):
+			self.assertEqual(f'converter/scoped-uaccess userspace --kdir {trees[tree]} '
+					 f'--name {name} --no-build --mode bench --iterations 7',
+					 record['kernels'][kernel]['command'])
+
 
 DIFF = '''diff --git a/fs/select.c b/fs/select.c
 --- a/fs/select.c

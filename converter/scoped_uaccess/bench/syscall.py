@@ -54,8 +54,12 @@ def run_syscalls(runner: Runner, request: BenchRequest, record: dict) -> dict:
 	record['kernels'] = {}
 	record['boots'] = []
 	for kernel, checkout, name in kernels:
-		record['kernels'][kernel] = {'tree': _rel(checkout), 'commit': worktree.head(runner, checkout),
-					     'build_dir': _rel(paths.OUT / f'user-{name}')}
+		record['kernels'][kernel] = {
+			'tree': _rel(checkout), 'commit': worktree.head(runner, checkout),
+			'build_dir': _rel(paths.OUT / f'user-{name}'),
+			'command': (f'converter/scoped-uaccess userspace --kdir {_rel(checkout)} '
+				    f'--name {name} --no-build --mode bench '
+				    f'--iterations {request.syscall_iterations}')}
 	for rnd in range(request.rounds):
 		for kernel, checkout, name in kernels:
 			ur = userspace.UserspaceRequest(
@@ -76,9 +80,6 @@ def run_syscalls(runner: Runner, request: BenchRequest, record: dict) -> dict:
 						'boot_seconds': round(result.boot_seconds, 1)})
 			record.update(accelerator=result.accelerator.value,
 				      accelerator_note=result.accelerator_note)
-			record['kernels'][kernel]['command'] = (
-				f'converter/scoped-uaccess userspace --kdir {_rel(tree)} --name {name} '
-				f'--no-build --mode bench --iterations {request.syscall_iterations}')
 			for b in result.console.benches:
 				samples[kernel].setdefault(b.name, []).append(b.ns_per_call)
 				tsc[kernel].setdefault(b.name, []).append(b.tsc_per_call)
