@@ -10,7 +10,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import DATA, TESTCASES
+from support import DATA, TESTCASES, quiet_runner
+from test_tree import git
 from scoped_uaccess.bench import code, coccicheck, common, elfobj, native, readme, run, syscall, tools
 from scoped_uaccess.bench import access as access_section
 from scoped_uaccess.cocci import api, check, spatch
@@ -96,15 +97,13 @@ class SyscallTest(unittest.TestCase):
 			for name in ('base', 'series'):
 				trees[name] = Path(tmp) / name
 				trees[name].mkdir()
-				for argv in (['init', '-q'], ['-c', 'user.name=t', '-c', 'user.email=t@t',
-							      'commit', '-q', '--allow-empty', '-m', name]):
-					subprocess.run(['git', '-C', str(trees[name]), *argv], check=True)
+				git(trees[name], 'init', '-q')
+				git(trees[name], 'commit', '-q', '--allow-empty', '-m', name)
 			request = common.BenchRequest(baseline_tree=trees['base'],
 						      series_tree=trees['series'], rounds=0,
 						      syscall_iterations=7)
 			record: dict = {}
-			self.assertEqual({}, syscall.run_syscalls(Runner(echo=io.StringIO()), request,
-								  record))
+			self.assertEqual({}, syscall.run_syscalls(quiet_runner(), request, record))
 		for kernel, name, tree in (('baseline', 'baseline', 'base'),
 					   ('converted', 'series', 'series')):
 			self.assertEqual(f'converter/scoped-uaccess userspace --kdir {trees[tree]} '

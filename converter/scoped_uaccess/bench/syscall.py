@@ -54,10 +54,11 @@ def run_syscalls(runner: Runner, request: BenchRequest, record: dict) -> dict:
 	record['kernels'] = {}
 	record['boots'] = []
 	for kernel, checkout, name in kernels:
+		where = _rel(checkout)
 		record['kernels'][kernel] = {
-			'tree': _rel(checkout), 'commit': worktree.head(runner, checkout),
+			'tree': where, 'commit': worktree.head(runner, checkout),
 			'build_dir': _rel(paths.OUT / f'user-{name}'),
-			'command': (f'converter/scoped-uaccess userspace --kdir {_rel(checkout)} '
+			'command': (f'converter/scoped-uaccess userspace --kdir {where} '
 				    f'--name {name} --no-build --mode bench '
 				    f'--iterations {request.syscall_iterations}')}
 	for rnd in range(request.rounds):
