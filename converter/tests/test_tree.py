@@ -44,8 +44,8 @@ class TreeTest(unittest.TestCase):
 	def setUpClass(cls) -> None:
 		cls.fixture = tempfile.TemporaryDirectory()
 		root = Path(cls.fixture.name)
-		cls.source = KernelSource(tarball=make_tarball(root), topdir='linux-source-6.12',
-					  version='6.12.118', package='linux-source-6.12')
+		cls.source = KernelSource('linux-source-6.12', '6.12', version='6.12.118',
+					  tarball=make_tarball(root))
 		cls.other_version = make_tarball(root, sublevel=99)
 		# The series: two patches made on a tree extracted the real way.
 		scratch = root / 'scratch'
@@ -193,7 +193,8 @@ class TreeTest(unittest.TestCase):
 		self.assertEqual('int b;\nint b3;\n', (self.kdir / 'lib' / 'b.c').read_text())
 
 	def test_wrong_version_is_refused_then_reextracted(self) -> None:
-		other = KernelSource(self.other_version, 'linux-source-6.12', '6.12.99', 'x')
+		other = KernelSource('x', '6.12', version='6.12.99', tarball=self.other_version,
+				     topdir='linux-source-6.12')
 		tree.prepare(self.runner, self.request(source=other, patches=Path(self.tmp.name) / 'none'))
 		with self.assertRaises(TreeStateError) as cm:
 			self.prepare()
@@ -223,7 +224,8 @@ class TreeTest(unittest.TestCase):
 		self.assertEqual('', git(self.kdir, 'status', '--porcelain'))
 
 	def test_missing_tarball_names_make_deps(self) -> None:
-		gone = KernelSource(Path(self.tmp.name) / 'gone.tar.xz', 'x', '6.12.118', 'linux-source-6.12')
+		gone = KernelSource('linux-source-6.12', '6.12', version='6.12.118',
+				    tarball=Path(self.tmp.name) / 'gone.tar.xz', topdir='x')
 		with self.assertRaises(EnvironmentProblem) as cm:
 			self.prepare(source=gone)
 		self.assertIn('make deps', cm.exception.fix)

@@ -25,7 +25,7 @@ from typing import Optional, Sequence
 from scoped_uaccess.bench.common import WORK, BenchRequest, _rel
 from scoped_uaccess.cocci import api, check, spatch
 from scoped_uaccess.core import paths
-from scoped_uaccess.kernel import tree
+from scoped_uaccess.kernel import sources, tree
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 
@@ -181,7 +181,7 @@ def run_coccicheck_other(runner: Runner, request: BenchRequest, record: dict) ->
 	"""The same runs over Debian's other tree, 6.1 (extracted once into
 	build/linux-6.1): it ships no checker, so COCCI names the scripts of
 	cocci/, the ones patch 0012 ships.  Keys coccicheck_6_1_*."""
-	kdir = tree.pristine_tree(runner, OTHER_KDIR, tree.DEBIAN_6_1)
+	kdir = tree.pristine_tree(runner, OTHER_KDIR, sources.DEBIAN_6_1)
 	logs = WORK / 'coccicheck-6.1'
 	if not runner.dry_run:
 		logs.mkdir(parents=True, exist_ok=True)
@@ -192,7 +192,7 @@ def run_coccicheck_other(runner: Runner, request: BenchRequest, record: dict) ->
 		coccicheck_6_1_command=(f'for s in {" ".join(sorted(cocci))}; do '
 					f'{shown(kdir, each, request.jobs)}; done'),
 		coccicheck_6_1_floor_command=shown(kdir, f'$PWD/{_rel(FLOOR)}', request.jobs),
-		coccicheck_6_1_tree=f'Linux {tree.DEBIAN_6_1.version} ({_rel(kdir)})',
+		coccicheck_6_1_tree=f'Linux {tree.makefile_version(kdir)} ({_rel(kdir)})',
 		coccicheck_6_1_floor_runs=[round(f, 1) for f in floors],
 		coccicheck_6_1_files_matched=matched, coccicheck_6_1_logs=_rel(logs))
 	return {k.replace('coccicheck_', 'coccicheck_6_1_', 1): v

@@ -15,6 +15,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.outcome import EXIT_USAGE, Outcome, relative
 from scoped_uaccess.gates import make_test
+from scoped_uaccess.kernel import tree
 from scoped_uaccess.kernel.tree import makefile_version
 
 FORMATS = ('text', 'json', 'sarif')
@@ -55,12 +56,14 @@ def _kernel_tree(targets: list[Path]) -> Optional[Path]:
 
 
 def cmd_report(args: argparse.Namespace, runner: Runner) -> Outcome:
+	tree.ensure(runner, args.kdir, args.patches)
 	return report.step(runner, report.ReportRequest(
 		kdir=args.kdir, out=args.out, triage=args.triage, scripts=_scripts(args),
 		jobs=args.jobs, baseline=args.baseline))
 
 
 def cmd_stress(args: argparse.Namespace, runner: Runner) -> Outcome:
+	tree.ensure(runner, args.kdir, args.patches)
 	tree = makefile_version(args.kdir)
 	if not tree:
 		return Outcome(EXIT_USAGE, f'{args.kdir}: not a kernel tree (no version in its '

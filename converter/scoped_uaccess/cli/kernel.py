@@ -8,7 +8,7 @@ from typing import Callable
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.outcome import Outcome
-from scoped_uaccess.kernel import deps, kbuild, tree
+from scoped_uaccess.kernel import deps, kbuild, sources, tree
 from scoped_uaccess.kernel.qemu import AccelChoice
 from scoped_uaccess.kernel.toolchains import TOOLCHAINS, toolchain
 from scoped_uaccess.kunit import compare, expected, userspace
@@ -21,7 +21,7 @@ def cmd_deps(args: argparse.Namespace, runner: Runner) -> Outcome:
 
 def cmd_tree(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return tree.step(runner, tree.TreeRequest(kdir=args.kdir, patches=args.patches,
-						  force=args.force))
+						  force=args.force, source=sources.for_kdir(args.kdir)))
 
 
 def cmd_kunit(args: argparse.Namespace, runner: Runner) -> Outcome:

@@ -11,6 +11,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import ScopedUaccessError
 from scoped_uaccess.core.outcome import EXIT_OK, EXIT_USAGE
+from scoped_uaccess.kernel import sources
 
 PROG = 'scoped-uaccess'
 
@@ -28,8 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
 		if kdir:
 			p.add_argument('--kdir', type=Path, default=paths.DEFAULT_KDIR,
 				       help='kernel tree (default: build/linux)')
-			p.add_argument('--patches', type=Path, default=paths.PATCHES,
-				       help='directory with `series` and the patches (default: patches/)')
+			p.add_argument('--patches', type=Path,
+				       help='directory with `series` and the patches (default: the '
+				       "tree's: patches/ for 6.12, patches/linux-7.3/ for 7.3)")
 		return p
 
 	for module in (kernel, gates, cocci, bench):
@@ -42,6 +44,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 	args = parser.parse_args(argv)
 	runner = Runner(dry_run=args.dry_run)
 	try:
+		if hasattr(args, 'kdir') and getattr(args, 'patches', paths.PATCHES) is None:
+			args.patches = sources.patches_for(args.kdir)
 		outcome = args.fn(args, runner)
 	except ScopedUaccessError as e:
 		print(f'{PROG}: error: {e.one_line()}', file=sys.stderr, flush=True)

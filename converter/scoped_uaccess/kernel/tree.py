@@ -13,27 +13,9 @@ from typing import Optional
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, TreeStateError
 from scoped_uaccess.core.outcome import Outcome, relative
+from scoped_uaccess.kernel import sources
+from scoped_uaccess.kernel.sources import KernelSource, makefile_version
 
-
-@dataclass(frozen=True)
-class KernelSource:
-	"""A kernel source tarball as a Debian package ships it."""
-	tarball: Path
-	topdir: str		# the one directory the tarball contains
-	version: str		# what the top-level Makefile must say
-	package: str
-
-
-DEBIAN_6_12 = KernelSource(tarball=Path('/usr/src/linux-source-6.12.tar.xz'),
-			   topdir='linux-source-6.12', version='6.12.118',
-			   package='linux-source-6.12')
-
-# Debian 12's other kernel source: a long-term tree without masked access
-# or scopes, which the checker's report (reports/linux-6.1.*) and the
-# whole-tree coccicheck benchmark also run on.
-DEBIAN_6_1 = KernelSource(tarball=Path('/usr/src/linux-source-6.1.tar.xz'),
-			  topdir='linux-source-6.1', version='6.1.192',
-			  package='linux-source-6.1')
 
 BASELINE_TAG = 'baseline'
 BASELINE_MESSAGE = 'Linux {version} (Debian {package})\n'
@@ -75,7 +57,7 @@ class TreeRequest:
 	kdir: Path
 	patches: Path		# directory holding `series` and the patch files
 	force: bool = False
-	source: KernelSource = DEBIAN_6_12
+	source: KernelSource = sources.DEFAULT
 
 
 @dataclass
@@ -109,21 +91,6 @@ def read_series(patches: Path) -> list[Path]:
 					     'fix patches/series')
 		result.append(path)
 	return result
-
-
-def makefile_version(kdir: Path) -> Optional[str]:
-	"""The kernel version the top-level Makefile declares, if it is one."""
-	try:
-		text = (kdir / 'Makefile').read_text(errors='replace')
-	except OSError:
-		return None
-	fields = {}
-	for key in ('VERSION', 'PATCHLEVEL', 'SUBLEVEL', 'EXTRAVERSION'):
-		m = re.search(rf'^{key}\s*=[ \t]*(\S*)', text, re.MULTILINE)
-		if m is None:
-			return None
-		fields[key] = m.group(1)
-	return '{VERSION}.{PATCHLEVEL}.{SUBLEVEL}{EXTRAVERSION}'.format(**fields)
 
 
 def _git(kdir: Path, *args: str, mutates: bool = False,
@@ -187,10 +154,10 @@ def assess(runner: Runner, request: TreeRequest) -> TreeAssessment:
 	if not kdir.exists() or (kdir.is_dir() and not any(kdir.iterdir())):
 		return TreeAssessment(TreeState.MISSING, detail=f'{kdir} does not exist')
 	version = makefile_version(kdir)
-	if version != request.source.version:
+	if not request.source.accepts(version):
 		return TreeAssessment(TreeState.WRONG_VERSION,
 				      detail=f'its Makefile says {version or "nothing"}, '
-					     f'not {request.source.version}')
+					     f'not {request.source.describe()}')
 	if not (kdir / '.git').exists():
 		return TreeAssessment(TreeState.NO_BASELINE, detail='it is not a git tree')
 	if not _succeeds(runner, _git(kdir, 'rev-parse', '-q', '--verify',
@@ -298,36 +265,44 @@ def prepare(runner: Runner, request: TreeRequest) -> TreeResult:
 def extract(runner: Runner, request: TreeRequest) -> None:
 	"""Extracts the tarball next to KDIR, commits it, then renames it into place."""
 	source, kdir = request.source, request.kdir
-	if not source.tarball.is_file():
-		raise EnvironmentProblem(f'{source.tarball} is missing',
-					 f'run `make deps` (apt-get install {source.package})')
+	tarball, package_version = sources.tarball(runner, source)
 	kdir.parent.mkdir(parents=True, exist_ok=True)
 	if runner.dry_run:
-		runner.say(f'tree: would extract {source.tarball} into {kdir}')
+		runner.say(f'tree: would extract {tarball} into {kdir}')
 		return
 	tmp = Path(tempfile.mkdtemp(prefix=f'.{kdir.name}.extract-', dir=kdir.parent))
 	try:
-		runner.say(f'tree: extracting {source.tarball} (~1.4 GiB) ...')
-		runner.run(Command(('tar', '-xJf', str(source.tarball), '-C', str(tmp),
+		runner.say(f'tree: extracting {tarball} (~1.4 GiB) ...')
+		runner.run(Command(('tar', '-xJf', str(tarball), '-C', str(tmp),
 				    f'--checkpoint={TAR_CHECKPOINT}',
 				    '--checkpoint-action=echo=%u')),
 			   Output.LINES, sink=_tar_progress(runner))
-		new = tmp / source.topdir
+		new = tmp / source.top
 		version = makefile_version(new)
-		if version != source.version:
-			raise EnvironmentProblem(f'{source.tarball} holds Linux {version}, '
-						 f'not {source.version}',
+		if not source.accepts(version):
+			raise EnvironmentProblem(f'{tarball} holds Linux {version}, '
+						 f'not {source.describe()}',
 						 f'reinstall {source.package} with `make deps`')
-		commit_baseline(runner, new, source)
+		commit_baseline(runner, new, source, package_version)
 		_replace_dir(new, kdir)
 	finally:
 		shutil.rmtree(tmp, ignore_errors=True)
 
 
+def ensure(runner: Runner, kdir: Path, patches: Path) -> None:
+	"""A KDIR that does not exist yet is made as `make tree` makes it (the
+	source chosen by its name, build/linux-7.3), so that a target that
+	reads a tree can start from a clean clone; an existing one is left
+	as it is."""
+	if kdir.exists():
+		return
+	prepare(runner, TreeRequest(kdir, patches, source=sources.for_kdir(kdir)))
+
+
 def pristine_tree(runner: Runner, kdir: Path, source: KernelSource) -> Path:
 	"""kdir holding source as Debian ships it, committed as baseline:
 	extracted the first time, as it is afterwards."""
-	if makefile_version(kdir) != source.version or not (kdir / '.git').is_dir():
+	if not source.accepts(makefile_version(kdir)) or not (kdir / '.git').is_dir():
 		extract(runner, TreeRequest(kdir=kdir, patches=Path(), source=source))
 	return kdir
 
@@ -354,13 +329,17 @@ def _replace_dir(new: Path, kdir: Path) -> None:
 		shutil.rmtree(old, ignore_errors=True)
 
 
-def commit_baseline(runner: Runner, kdir: Path, source: KernelSource) -> None:
-	"""git init, add everything, commit with a fixed identity, tag baseline."""
+def commit_baseline(runner: Runner, kdir: Path, source: KernelSource,
+		    package_version: str = '') -> None:
+	"""git init, add everything, commit with a fixed identity, tag baseline.
+	The message names the package, and its version when it was downloaded
+	(the system's own package is the one `make deps` installed)."""
 	runner.say('tree: committing the baseline (git add of ~90k files takes a while) ...')
 	runner.run(_git(kdir, 'init', '-q', '-b', 'master', mutates=True))
 	# The Debian tarball's .gitignore ends with `/*`; -f adds everything.
 	runner.run(_git(kdir, 'add', '-f', '-A', mutates=True))
-	message = BASELINE_MESSAGE.format(version=source.version, package=source.package)
+	package = f'{source.package} {package_version}' if package_version else source.package
+	message = BASELINE_MESSAGE.format(version=makefile_version(kdir), package=package)
 	runner.run(_git(kdir, '-c', 'commit.gpgsign=false', 'commit', '-q',
 			'--no-verify', '-m', message.strip(), mutates=True,
 			env=BASELINE_IDENTITY))
@@ -462,6 +441,6 @@ def step(runner: Runner, request: TreeRequest) -> Outcome:
 	if runner.dry_run:
 		done += '; dry run: nothing was changed'
 	summary = (f'{relative(request.kdir)}: baseline + {result.series_length} patch(es) '
-		   f'of patches/series ({done})')
+		   f'of {relative(request.patches / "series")} ({done})')
 	runner.say(f'tree: {summary}')
 	return Outcome.ok(summary)

@@ -35,7 +35,7 @@ from scoped_uaccess.cocci.convert.regions import (Entry, added_scopes, begin_cal
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, TreeStateError, UsageError
-from scoped_uaccess.kernel import tree
+from scoped_uaccess.kernel import sources, tree, treefacts
 from scoped_uaccess.kernel.checkpatch import check_patch
 
 RULES = spatch.COCCI_DIR / 'convert_scoped_uaccess.cocci'
@@ -64,7 +64,7 @@ class ConvertRequest:
 	worktree: Path = WORKTREE
 	jobs: int = os.cpu_count() or 1
 	start_number: int = 1
-	version: str = tree.DEBIAN_6_12.version
+	version: str = sources.DEBIAN_6_12.version
 
 
 @dataclass
@@ -111,18 +111,6 @@ def validate_request(runner: Runner, request: ConvertRequest) -> str:
 	if request.out.resolve() == t.resolve() or t.resolve() in request.out.resolve().parents:
 		raise UsageError(f'--out {request.out} is inside the tree', 'write the series elsewhere')
 	return rev.output.strip()
-
-
-def masking_arches(tree: Path) -> tuple[str, ...]:
-	"""The architectures whose uaccess headers provide masked user access
-	(can_do_masked_user_access() true): x86 in 6.12."""
-	found = []
-	for header in sorted(tree.glob('arch/*/include/asm/uaccess*.h')):
-		if re.search(r'#define\s+masked_user_access_begin\b', header.read_text(errors='replace')):
-			arch = header.parts[-4]
-			if arch not in found:
-				found.append(arch)
-	return tuple(found)
 
 
 def prefilter(runner: Runner, wt: Path) -> list[str]:
@@ -294,7 +282,7 @@ def _convert(runner: Runner, request: ConvertRequest, commit: str, result: Conve
 		say('convert: dry run: then the checker on the rewritten files, one commit per '
 		    f'subsystem in {wt}, git format-patch into {request.out}')
 		return result
-	env = pipeline.Environment(inlines.index(runner, request.tree), masking_arches(wt))
+	env = pipeline.Environment(inlines.index(runner, request.tree), treefacts.masking_arches(wt))
 	done = [0]
 
 	def one(name: str) -> tuple[str, list[Entry], bool]:
