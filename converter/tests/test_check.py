@@ -93,20 +93,26 @@ class ParseFailureTest(unittest.TestCase):
 
 class IdTest(unittest.TestCase):
 	def test_ids_survive_moving_code(self) -> None:
-		lines = {3: 'x = 1;', 9: 'x = 1;'}
-		a = findings.assign_ids([finding(line=3, message='on line 2')], lambda f, n: lines[n])
-		b = findings.assign_ids([finding(line=9, message='on line 8')], lambda f, n: lines[n])
+		a = findings.assign_ids([finding(line=3, message='f(): on line 2; also lines 4-5')])
+		b = findings.assign_ids([finding(line=9, message='f(): on line 8; also lines 10, 12')])
 		self.assertEqual(a[0].id, b[0].id)
 		self.assertTrue(a[0].id.startswith('range-'))
 
+	def test_the_function_and_the_words_make_the_id(self) -> None:
+		a = findings.assign_ids([finding(message='f(): uses p')])[0].id
+		self.assertNotEqual(a, findings.assign_ids([finding(message='g(): uses p')])[0].id)
+		self.assertNotEqual(a, findings.assign_ids([finding(message='f(): uses q')])[0].id)
+		self.assertEqual('f', findings.function_of('f(): uses p'))
+		self.assertEqual('f(): as on line N', findings.stem('f(): as on line 12; also line 13'))
+
 	def test_same_text_twice_gets_distinct_ids(self) -> None:
-		found = findings.assign_ids([finding(line=3), finding(line=4)], lambda f, n: 'same();')
+		found = findings.assign_ids([finding(line=3), finding(line=4)])
 		self.assertEqual(2, len({f.id for f in found}))
 
 
 class FormatTest(unittest.TestCase):
 	def result(self) -> check.CheckResult:
-		found = findings.assign_ids(findings.parse_report(REPORT), lambda f, n: '')
+		found = findings.assign_ids(findings.parse_report(REPORT))
 		failure = spatch.parse_failures(STDERR, 'x.c', SOURCE)
 		return check.CheckResult(files=['x.c'], findings=found, parse_failures=failure,
 					 spatch_version='1.1.1', classes=check.classes())

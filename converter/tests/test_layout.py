@@ -123,7 +123,7 @@ class ApiTablesTest(unittest.TestCase):
 		exec(text, scope)
 		source = support.TESTCASES / 'cocci' / 'call-in-region' / 'ok-end-macro-and-helper.c'
 		self.assertEqual(({'put_fail': 'user_write_access_end'}, {}),
-				 scope['file_macros'](str(source)))
+				 scope['file_macros'](str(source))[:2])
 		with tempfile.NamedTemporaryFile('w', suffix='.c') as c:
 			c.write('#define get2(a, b, p, l) do {\t\\\n'
 				'\tunsafe_get_user(a, &(p)[0], l);\t\\\n'
@@ -132,11 +132,20 @@ class ApiTablesTest(unittest.TestCase):
 				'unsafe_put_user(0, p, l); } while (0)\n'
 				'#define wrap_fpr(p, t, l) unsafe_copy_fpr_to_user(p, t, l)\n'
 				'#define no_label(v, p) unsafe_get_user(v, p, out)\n'
-				'#define NR 3\n')
+				'#define NR 3\n'
+				'#ifdef CONFIG_SLICE\n'
+				'#define clear(u, l) do { if (on()) unsafe_put_user(0, u, l); } while (0)\n'
+				'#else\n#define clear(u, l) do { } while (0)\n#endif\n'
+				'#define stat_inc(x) this_cpu_inc(x)\n')
 			c.flush()
-			self.assertEqual(({}, {'get2': 'read', 'xchg': 'rmw', 'wrap_fpr': 'write'}),
-					 scope['file_macros'](c.name))
-		self.assertEqual(({}, {}), scope['file_macros']('/nonexistent.c'))
+			ends, wrappers, calls = scope['file_macros'](c.name)
+			self.assertEqual({}, ends)
+			self.assertEqual({'get2': 'read', 'xchg': 'rmw', 'wrap_fpr': 'write',
+					  'clear': 'write'}, wrappers)
+			self.assertEqual({'this_cpu_inc'}, calls['stat_inc'])
+			self.assertEqual({'on', 'unsafe_put_user'}, calls['clear'])
+			self.assertNotIn('NR', calls)
+		self.assertEqual(({}, {}, {}), scope['file_macros']('/nonexistent.c'))
 
 
 if __name__ == '__main__':

@@ -24,7 +24,7 @@ def findings() -> list[Finding]:
 	       Finding('io_uring/net.c', 308, 3, 18, Severity.ERROR, 'range', 'addr'),
 	       Finding('arch/powerpc/kernel/signal_32.c', 505, 2, 8, Severity.WARNING,
 		       'call-in-region', 'call to memset()')]
-	return fmt.assign_ids(raw, lambda f, n: f'{f}:{n}')
+	return fmt.assign_ids(raw)
 
 
 def result() -> check.CheckResult:

@@ -27,25 +27,32 @@ def touched_files(patch_text: str) -> list[str]:
 	return re.findall(r'^diff --git a/\S+ b/(\S+)$', patch_text, re.M)
 
 
+# Every tree's series ships the checker: patches/ (6.12), patches/linux-7.3/.
+SERIES_DIRS = (support.REPO / 'patches', support.REPO / 'patches' / 'linux-7.3')
+
+
 class ShippedCocciTest(unittest.TestCase):
-	def patch_text(self) -> str:
-		patches = sorted((support.REPO / 'patches').glob(PATCH_GLOB))
-		self.assertEqual(1, len(patches), 'exactly one patch adds the checker')
-		return patches[0].read_text()
+	def patch_texts(self) -> list[tuple[str, str]]:
+		texts = []
+		for d in SERIES_DIRS:
+			patches = sorted(d.glob(PATCH_GLOB))
+			self.assertEqual(1, len(patches), f'exactly one patch of {d} adds the checker')
+			texts.append((patches[0].name, patches[0].read_text()))
+		return texts
 
 	def test_series_ships_cocci_dir_copies(self) -> None:
-		text = self.patch_text()
-		for script in check.CHECKERS:
-			with self.subTest(script=script.name):
-				shipped = added_file(text, SHIPPED_DIR + script.name)
-				self.assertEqual(script.read_text(), shipped,
-						 f'patches/ ships another version of cocci/{script.name}: '
-						 're-export the checker patch (patches/README.md)')
+		for name, text in self.patch_texts():
+			for script in check.CHECKERS:
+				with self.subTest(patch=name, script=script.name):
+					shipped = added_file(text, SHIPPED_DIR + script.name)
+					self.assertEqual(script.read_text(), shipped,
+							 f'{name} ships another version of cocci/{script.name}: '
+							 'run converter/scoped-uaccess ship-checker --kdir KDIR')
 
 	def test_series_ships_the_checker_scripts_only(self) -> None:
-		shipped = sorted(f for f in touched_files(self.patch_text())
-				 if f.startswith(SHIPPED_DIR))
-		self.assertEqual(sorted(SHIPPED_DIR + s.name for s in check.CHECKERS), shipped)
+		for name, text in self.patch_texts():
+			shipped = sorted(f for f in touched_files(text) if f.startswith(SHIPPED_DIR))
+			self.assertEqual(sorted(SHIPPED_DIR + s.name for s in check.CHECKERS), shipped, name)
 
 	def test_each_script_stays_the_size_of_the_trees_scripts(self) -> None:
 		# scripts/coccinelle's largest script has about 400 lines; a checker

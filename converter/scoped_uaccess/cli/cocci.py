@@ -7,33 +7,62 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from scoped_uaccess.cli.kernel import add_jobs
-from scoped_uaccess.cocci import api, check, inlines, report, spatch, stress
+from scoped_uaccess.cocci import api, check, inlines, report, review, ship, spatch, stress
 from scoped_uaccess.cocci.convert import steps as convert_steps
 from scoped_uaccess.cocci.findings import SarifTree
 from scoped_uaccess.cocci.convert.run import RULES, WORKTREE, ConvertRequest
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
-from scoped_uaccess.core.outcome import EXIT_USAGE, Outcome, relative
+from scoped_uaccess.core.errors import UsageError
+from scoped_uaccess.core.outcome import EXIT_FINDINGS, EXIT_USAGE, Outcome, relative
 from scoped_uaccess.gates import make_test
-from scoped_uaccess.kernel import tree
+from scoped_uaccess.kernel import tree, worktree
 from scoped_uaccess.kernel.tree import makefile_version
 
 FORMATS = ('text', 'json', 'sarif')
 
 
 def cmd_check(args: argparse.Namespace, runner: Runner) -> Outcome:
-	# stdout carries the findings (text, JSON or SARIF): echoes and progress
-	# go to stderr.
-	runner = Runner(dry_run=runner.dry_run, echo=sys.stderr, quiet=runner.quiet)
+	# stdout carries the findings (text, JSON or SARIF) and nothing else;
+	# the commands go to stderr with --verbose, progress with --progress.
+	runner = Runner(dry_run=runner.dry_run, echo=sys.stderr, quiet=not args.verbose)
+	progress = (lambda line: print(line, file=sys.stderr, flush=True)) if args.progress else None
+	if args.diff or args.patch:
+		if args.diff and args.patch:
+			raise UsageError('--diff and --patch exclude each other', 'give one of them')
+		return _check_change(args, runner, progress)
+	if not args.paths:
+		raise UsageError('nothing to check', 'give files or directories, --diff A..B or '
+				 '--patch FILE...')
 	root = Path.cwd()
 	# Files of a kernel tree: calls to its header inlines are classified as
 	# a run with the headers would (the index is built once per tree commit).
-	tree = _kernel_tree(args.paths)
-	index = inlines.index(runner, tree) if tree else None
+	tree_dir = _kernel_tree(args.paths)
+	index = inlines.index(runner, tree_dir) if tree_dir else None
 	result = check.run_check(runner, check.CheckRequest(paths=args.paths, scripts=_scripts(args),
 							    root=root, jobs=args.jobs,
-							    inlines=index),
-				 runner.say if args.progress else None)
+							    inlines=index), progress)
+	return _print_result(args, result, root)
+
+
+def _check_change(args: argparse.Namespace, runner: Runner,
+		  progress: Optional[Callable[[str], None]]) -> Outcome:
+	"""--diff A..B, --patch FILE...: the findings a change adds in the
+	functions it touches (cocci/review.py)."""
+	git_tree = args.tree.resolve()
+	if args.patch:
+		base = worktree.head(runner, git_tree)
+		head = review.apply_patches(runner, git_tree, args.patch)
+	else:
+		base, head = review.parse_range(args.diff)
+	only = [str(p.resolve().relative_to(git_tree)) if p.is_absolute() else str(p)
+		for p in args.paths]
+	found = review.review(runner, review.ReviewRequest(
+		git_tree, base, head, scripts=_scripts(args), jobs=args.jobs, only=only), progress)
+	return _print_result(args, found.new, git_tree)
+
+
+def _print_result(args: argparse.Namespace, result: check.CheckResult, root: Path) -> Outcome:
 	render = {'text': result.to_text, 'json': result.to_json,
 		  'sarif': lambda: result.to_sarif(root, SarifTree(
 			  makefile_version(root), root_uri=root.resolve().as_uri() + '/'))}[args.format]
@@ -42,8 +71,8 @@ def cmd_check(args: argparse.Namespace, runner: Runner) -> Outcome:
 	summary = (f'{len(result.files)} file(s), {len(result.findings)} finding(s), '
 		   f'{len(result.parse_failures)} block(s) spatch cannot parse')
 	if result.parse_failures:
-		return Outcome(EXIT_USAGE, summary)
-	return Outcome.findings(summary) if result.findings else Outcome.ok(summary)
+		return Outcome(EXIT_USAGE, summary, reported=True)
+	return Outcome(EXIT_FINDINGS, summary, reported=True) if result.findings else Outcome.ok(summary)
 
 
 def _kernel_tree(targets: list[Path]) -> Optional[Path]:
@@ -64,13 +93,13 @@ def cmd_report(args: argparse.Namespace, runner: Runner) -> Outcome:
 
 def cmd_stress(args: argparse.Namespace, runner: Runner) -> Outcome:
 	tree.ensure(runner, args.kdir, args.patches)
-	tree = makefile_version(args.kdir)
-	if not tree:
+	version = makefile_version(args.kdir)
+	if not version:
 		return Outcome(EXIT_USAGE, f'{args.kdir}: not a kernel tree (no version in its '
 			       'Makefile); give one with --kdir')
 	runs = stress.run_stress(runner, args.kdir, args.timeout, runner.say)
 	out = args.out or stress.OUT / args.kdir.resolve().name
-	written = stress.write(runs, out, f'Linux {tree} ({relative(args.kdir)})')
+	written = stress.write(runs, out, f'Linux {version} ({relative(args.kdir)})')
 	failed = [r for r in runs if r.failure]
 	text = (f'{len(runs)} run(s), slowest {max(r.seconds for r in runs):.1f} s, '
 		f'{len(failed)} failure(s); {relative(written)}')
@@ -98,6 +127,10 @@ def cmd_convert_regen(args: argparse.Namespace, runner: Runner) -> Outcome:
 		runner, _convert_request(args, args.out or convert_steps.REGEN_OUT), args.patches)
 
 
+def cmd_ship_checker(args: argparse.Namespace, runner: Runner) -> Outcome:
+	return ship.refresh(runner, args.kdir, args.patches)
+
+
 def cmd_api_tables(args: argparse.Namespace, runner: Runner) -> Outcome:
 	"""Renders the API tables of cocci/*.cocci from cocci/api.py."""
 	stale = [p for p in sorted(spatch.COCCI_DIR.glob('*.cocci'))
@@ -114,9 +147,18 @@ def _scripts(args: argparse.Namespace) -> tuple[Path, ...]:
 
 
 def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
-	p = add('check', cmd_check, 'run the checker on files or directories', kdir=False)
-	p.add_argument('paths', nargs='+', type=Path, metavar='PATH',
-		       help='C files, headers or directories (only files using the API are checked)')
+	p = add('check', cmd_check, 'run the checker on files or directories, or on the '
+		'functions a change touches', kdir=False)
+	p.add_argument('paths', nargs='*', type=Path, metavar='PATH',
+		       help='C files, headers or directories (only files using the API are checked); '
+		       'with --diff or --patch, paths of the tree to limit the review to')
+	p.add_argument('--diff', metavar='A..B', help='only the findings B adds against A in the '
+		       'functions the change touches')
+	p.add_argument('--patch', nargs='+', type=Path, metavar='FILE',
+		       help='as --diff, for patch files applied to the HEAD of --tree')
+	p.add_argument('--tree', type=Path, default=Path('.'),
+		       help='the git tree of --diff and --patch (default: the current directory)')
+	p.add_argument('--verbose', action='store_true', help='echo every command on stderr')
 	p.add_argument('--format', choices=FORMATS, default='text',
 		       help='text is coccicheck\'s file:line:col-col: form (default)')
 	p.add_argument('--progress', action='store_true', help='one line per file on stderr')
@@ -155,6 +197,8 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 		       help='kernel git tree with the core series (default: build/linux)')
 	p.add_argument('--out', type=Path, help=f'default: {relative(convert_steps.REGEN_OUT)}')
 	_convert_options(p)
+	add('ship-checker', cmd_ship_checker, "commit cocci/'s checker scripts into KDIR as a fixup "
+	    "of the series' checker patch and export that patch again")
 	p = add('api-tables', cmd_api_tables, 'check (or --write) the API tables of cocci/*.cocci '
 		'against converter/scoped_uaccess/cocci/api.py', kdir=False)
 	p.add_argument('--write', action='store_true', help='rewrite the scripts that are out of date')

@@ -53,6 +53,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 	except KeyboardInterrupt:
 		print(f'{PROG}: interrupted', file=sys.stderr)
 		return EXIT_USAGE
-	if outcome.exit_status != EXIT_OK:
+	if outcome.exit_status != EXIT_OK and not outcome.reported:
 		print(f'{PROG}: {args.command} failed: {outcome.summary}', file=sys.stderr, flush=True)
 	return outcome.exit_status

@@ -10,9 +10,12 @@ written into them by `converter/scoped-uaccess api-tables --write`
 from what this module renders.
 """
 
+import inspect
 import re
 from pathlib import Path
 from typing import Optional
+
+from scoped_uaccess.cocci import prologue
 
 # Begin of an open-coded region -> access mode.
 OPEN_BEGINS: dict[str, str] = {
@@ -142,6 +145,13 @@ SAFE_CALLS: frozenset[str] = frozenset({
 	'cpu_to_be64', 'be16_to_cpu', 'be32_to_cpu', 'be64_to_cpu',
 	'get_unaligned', 'put_unaligned', 'test_bit', '__test_and_clear_bit',
 	'container_of', 'fallthrough', 'asm', '__asm__',
+	# jump_label.h: macros around an asm goto of the static key
+	'static_branch_likely', 'static_branch_unlikely',
+	# percpu-defs.h: one instruction, or the generic version with
+	# interrupts disabled around it; compiler.h's KCSAN annotation
+	'this_cpu_inc', 'this_cpu_dec', 'this_cpu_add', 'this_cpu_sub',
+	'raw_cpu_inc', 'raw_cpu_dec', 'raw_cpu_add', 'raw_cpu_sub',
+	'__this_cpu_inc', '__this_cpu_dec', '__this_cpu_add', 'data_race',
 }) | OBJTOOL_UACCESS_SAFE
 # Helpers from headers (or macros of a file) that are __always_inline or
 # plain macros, valid for the files under the given path only.
@@ -152,6 +162,7 @@ SAFE_IN: dict[str, str] = {
 	'aligned_byte_mask': '',		# macro, linux/wordpart.h
 	'i915_mmio_reg_offset': 'drivers/gpu/drm/i915/',	# macro
 	'static_cpu_has': 'arch/x86/',		# macro, asm/cpufeature.h
+	'cpu_feature_enabled': 'arch/x86/',	# macro, asm/cpufeature.h
 	'__copy_user': 'arch/x86/lib/',		# asm macro, usercopy_32.c
 	'__futex_atomic_op': 'arch/',		# asm macro, asm/futex.h
 	'set_trap_norestart': 'arch/powerpc/',	# __always_inline, asm/ptrace.h
@@ -230,23 +241,30 @@ class Source(str):
 FILE_MACROS = Source(r'''_FILE_MACROS = {}
 
 def file_macros(path):
-	"""(ends, wrappers) of the macros the file at path defines: a macro
-	whose body calls an end ends a region (name -> that end, as a
+	"""(ends, wrappers, calls) of the macros the file at path defines: a
+	macro whose body calls an end ends a region (name -> that end, as a
 	do { user_write_access_end(); return err; } while (0) exit); a macro
 	whose last parameter is the label of the accessors in its body is an
-	accessor (name -> what its body does: read, write or rmw).  A text
-	scan, cached per file."""
+	accessor (name -> what its body does: read, write or rmw); every
+	function-like macro -> the names its body calls (a macro runs where it
+	is used: its calls are what a region may not make).  A macro defined
+	twice (once as a stub for another configuration) is what either
+	definition makes it.  A text scan, cached per file."""
 	if path not in _FILE_MACROS:
 		try:
 			with open(path, errors='replace') as src:
 				text = re.sub(r'\\\n', ' ', src.read())
 		except OSError:
 			text = ''
-		ends, wrappers = {}, {}
+		ends, wrappers, calls = {}, {}, {}
 		for m in re.finditer(r'^[ \t]*#[ \t]*define[ \t]+(\w+)(?:\(([^)]*)\))?(.*)$',
 				     text, re.M):
 			name, params, body = m.group(1), m.group(2), m.group(3)
 			called = re.findall(r'\b(\w+)\s*\(', body)
+			if params is not None:
+				calls.setdefault(name, set()).update(
+					c for c in called if c not in ('while', 'if', 'for', 'switch',
+								      'sizeof', 'typeof', 'return'))
 			end = next((c for c in called if c in ENDS), None)
 			if end:
 				ends[name] = end
@@ -256,8 +274,18 @@ def file_macros(path):
 			if modes and re.match(r'\w+$', label) and \
 			   re.search(r'\b%s\s*\)' % label, body):
 				wrappers[name] = modes.pop() if len(modes) == 1 else 'rmw'
-		_FILE_MACROS[path] = (ends, wrappers)
+		_FILE_MACROS[path] = (ends, wrappers, calls)
 	return _FILE_MACROS[path]''')
+
+
+def functions_source(module: object, names: tuple[str, ...]) -> Source:
+	"""The source of a module's functions, as one block."""
+	return Source('\n\n'.join(inspect.getsource(getattr(module, n)).rstrip() for n in names))
+
+
+# How findings are recorded, grouped and printed (cocci/prologue.py).
+FINDINGS = functions_source(prologue, ('key', 'where', 'finding', 'has_finding',
+				       'line_ranges', 'emit'))
 
 
 # ---- the tables inside the .cocci files ----------------------------------
@@ -269,7 +297,7 @@ TABLES: dict[str, object] = {
 	'NOT_ACCESSORS': NOT_ACCESSORS, 'OBJTOOL_UACCESS_SAFE': OBJTOOL_UACCESS_SAFE,
 	'USERCOPY_ROUTINES': USERCOPY_ROUTINES, 'ASM_ACCESSORS': ASM_ACCESSORS,
 	'SAFE_CALLS': SAFE_CALLS, 'SAFE_IN': SAFE_IN, 'UNSAFE_CALLS': UNSAFE_CALLS,
-	'FILE_MACROS': FILE_MACROS,
+	'FILE_MACROS': FILE_MACROS, 'FINDINGS': FINDINGS,
 }
 BLOCK_BEGIN = re.compile(r'^# BEGIN API TABLES:(?P<names>( [A-Z_]+)+)$')
 BLOCK_END = '# END API TABLES'
@@ -289,6 +317,15 @@ def _literal(value: object) -> list[str]:
 		else:
 			lines.append(entry)
 	return ['{'] + ['\t' + line for line in lines] + ['}']
+
+
+# The access paths of C expressions (cocci/prologue.py).
+EXPRESSIONS = Source('\n'.join((
+	"TOKEN = re.compile(r'" + prologue.TOKEN.pattern + "')",
+	'TYPE_WORDS = ' + '\n'.join(_literal(prologue.TYPE_WORDS)),
+	'', functions_source(prologue, ('tokens', 'matching', 'is_cast', 'access_path',
+					 'extend_path', 'strip_index', 'chain', 'pretty')))))
+TABLES['EXPRESSIONS'] = EXPRESSIONS
 
 
 def render_block(names: list[str]) -> list[str]:

@@ -174,7 +174,7 @@ def run_check(runner: Runner, request: CheckRequest,
 			result.findings += found[name]
 			result.parse_failures += unparsed[name]
 	copies.cleanup()
-	result.findings = fmt.assign_ids(sorted(set(result.findings)), source_lines(root))
+	result.findings = fmt.assign_ids(sorted(set(result.findings)))
 	result.parse_failures.sort()
 	result.timed_out.sort()
 	result.seconds = time.monotonic() - start

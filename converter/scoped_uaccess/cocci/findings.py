@@ -106,14 +106,40 @@ def parse_report(text: str) -> list[Finding]:
 	return findings
 
 
-def assign_ids(findings: list[Finding], source_line: Callable[[str, int], str]) -> list[Finding]:
-	"""Gives every finding an id that survives code moving up or down:
-	file, class, message without line numbers and the text of its line."""
+# The lines a grouped finding lists after its message (prologue.emit()).
+_ALSO = re.compile(r'; also lines? [0-9, -]+$')
+
+
+def function_of(message: str) -> str:
+	"""The function a message names first: `emulate_spe(): ...`."""
+	m = re.match(r'(\w+)\(\): ', message)
+	return m.group(1) if m else ''
+
+
+def stem(message: str) -> str:
+	"""A message without what moves when code moves: its line numbers and
+	the list of the other lines of the mistake."""
+	return re.sub(r'\blines? \d+\b', 'line N', _ALSO.sub('', message))
+
+
+def fingerprint(f: Finding) -> str:
+	"""What identifies a mistake across runs and trees: the file, the
+	function, the class and the message stem, which names the pointer or
+	the function called.  Line numbers are not part of it, so it survives
+	code moving up or down and a verdict carries over from one tree to the
+	next.  The file is: the same function and words in another file is
+	another argument (csum_and_copy_from_user() on x86 and on powerpc)."""
+	return digest(f'{f.file}\0{function_of(f.message)}\0{f.cls}\0{stem(f.message)}')
+
+
+def assign_ids(findings: list[Finding]) -> list[Finding]:
+	"""Gives every finding its id: class and fingerprint, and a counter
+	when one function makes the same mistake in two places that the
+	checker tells apart (two regions, each with its finding)."""
 	seen: dict[str, int] = {}
 	out = []
 	for f in sorted(findings):
-		message = re.sub(r'\bline \d+\b', 'line N', f.message)
-		base = digest(f'{f.file}\0{f.cls}\0{message}\0{source_line(f.file, f.line).strip()}')
+		base = fingerprint(f)
 		n = seen.get(base, 0)
 		seen[base] = n + 1
 		fid = f'{f.cls}-{base}' + (f'-{n}' if n else '')

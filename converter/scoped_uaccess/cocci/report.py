@@ -44,6 +44,7 @@ class Triage:
 	verdict: Verdict
 	reason: str
 	at: str = ''		# file:line when triaged, for the reader only
+	carried: str = ''	# the triage file of another report it comes from
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,29 @@ def load_triage(path: Path) -> dict[str, Triage]:
 	return triage
 
 
+def _version_key(path: Path) -> tuple:
+	"""reports/linux-7.3.4/triage.json sorts before linux-6.12.118's."""
+	m = re.search(r'linux-([\d.]+)', str(path))
+	return tuple(-int(n) for n in m.group(1).split('.') if n) if m else ()
+
+
+def carried_triage(ids: list[str], own: Path, reports: Path = REPORTS) -> dict[str, Triage]:
+	"""The verdicts other reports give findings that own (a triage.json)
+	has no entry for: the same fingerprint is the same mistake in the same
+	function of the same file, triaged once.  The newest tree's verdict
+	wins; each is marked with the file it comes from."""
+	wanted = set(ids)
+	found: dict[str, Triage] = {}
+	files = [*reports.glob('*/triage.json'), *reports.glob('*/*/triage.json')]
+	for path in sorted(files, key=lambda p: (_version_key(p), str(p))):
+		if path.resolve() == own.resolve():
+			continue
+		for fid, t in load_triage(path).items():
+			if fid in wanted and fid not in found:
+				found[fid] = Triage(t.verdict, t.reason, t.at, carried=relative(path))
+	return found
+
+
 def subsystem(file: str) -> str:
 	"""Top-level directory and the one below it: arch/x86, kernel/futex, fs."""
 	return '/'.join(Path(file).parts[:-1][:2]) or '.'
@@ -104,6 +128,14 @@ def subsystem(file: str) -> str:
 def architecture(file: str) -> str:
 	parts = Path(file).parts
 	return parts[1] if len(parts) > 2 and parts[0] == 'arch' else 'all'
+
+
+def verdict_text(t: Optional[Triage]) -> str:
+	"""A triage as the summary shows it."""
+	if t is None:
+		return '**NOT TRIAGED**'
+	carried = f' (carried from `{t.carried}`)' if t.carried else ''
+	return f'**{VERDICT_TEXT[t.verdict]}**{carried}: {t.reason}'
 
 
 def judge(result: CheckResult, triage: dict[str, Triage]) -> tuple[list[str], list[str], list[Finding]]:
@@ -136,8 +168,11 @@ def run_report(runner: Runner, request: ReportRequest,
 						      root=request.kdir, jobs=request.jobs,
 						      inlines=inlines.index(runner, request.kdir)),
 				 progress)
-	report = ReportResult(version, out, result, triage)
-	report.untriaged, report.stale, report.error_false_positives = judge(result, triage)
+	ids = [f.id for f in result.findings] + [p.id for p in result.parse_failures]
+	carried = carried_triage([i for i in ids if i not in triage], triage_path)
+	report = ReportResult(version, out, result, {**triage, **carried})
+	report.untriaged, report.stale, report.error_false_positives = judge(result, report.triage)
+	report.stale = [s for s in report.stale if s in triage]
 	if request.baseline:
 		report.new_since_baseline = new_findings(result, request.baseline)
 	report.seconds = time.monotonic() - start
@@ -294,20 +329,16 @@ def summary(report: ReportResult, description: str,
 			continue
 		lines += [f'### {cls}', '']
 		for f in of:
-			t = triage.get(f.id)
-			verdict = f'**{VERDICT_TEXT[t.verdict]}**: {t.reason}' if t else '**NOT TRIAGED**'
 			lines.append(f'- `{f.file}:{f.line}` {f.severity.value}: {f.message}  ')
-			lines.append(f'  `{f.id}` ({architecture(f.file)}) {verdict}')
+			lines.append(f'  `{f.id}` ({architecture(f.file)}) {verdict_text(triage.get(f.id))}')
 		lines.append('')
 
 	lines += ['## Code spatch cannot parse', '']
 	if not result.parse_failures:
 		lines += ['None.', '']
 	for p in result.parse_failures:
-		t = triage.get(p.id)
-		verdict = f'**{VERDICT_TEXT[t.verdict]}**: {t.reason}' if t else '**NOT TRIAGED**'
 		lines.append(f'- `{p.file}:{p.first}-{p.last}` uses {", ".join(p.uses)}  ')
-		lines.append(f'  `{p.id}` {verdict}')
+		lines.append(f'  `{p.id}` {verdict_text(triage.get(p.id))}')
 	lines.append('')
 
 	real = [f for f in findings if f.id in triage and triage[f.id].verdict is Verdict.REAL_BUG]

@@ -26,6 +26,11 @@ SOURCE_SUFFIXES = ('.c', '.h')
 _API_USE = re.compile(r'\b(' + '|'.join(api.words()) +
 		      r'|get_user_inline|put_user_inline|unsafe_[a-z0-9_]+)\s*\(')
 
+def uses_api(text: str) -> bool:
+	"""Whether C text calls the API: a begin, end, scope or accessor."""
+	return _API_USE.search(text) is not None
+
+
 # Files whose functions spatch can only parse with one side of an #ifdef
 # chosen: both sides are checked, one run each, and the results merged.
 # arch/powerpc/kernel/signal_32.c: swapcontext() has a COMPAT_SYSCALL_DEFINE3
@@ -99,7 +104,9 @@ def find_files(runner: Runner, targets: Iterable[Path],
 		if target.is_file():
 			if not target.name.endswith(SOURCE_SUFFIXES):
 				raise UsageError(f'{target}: not a C source or header')
-			found.append(target)
+			# a named file that calls nothing of the API has nothing to check
+			if uses_api(target.read_text(errors='replace')):
+				found.append(target)
 		elif target.is_dir():
 			found += _files_using(runner, target, names or api.words())
 		else:

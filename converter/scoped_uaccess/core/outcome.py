@@ -15,6 +15,9 @@ class Outcome:
 	"""What one step concluded: 0 ok, 1 findings; and a one-line summary."""
 	exit_status: int
 	summary: str = ''
+	# The step printed what it found itself (check's findings on stdout):
+	# the CLI adds no line of its own, as checkpatch and coccicheck do not.
+	reported: bool = False
 
 	@staticmethod
 	def ok(summary: str = '') -> 'Outcome':
