@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from scoped_uaccess.cocci import prologue
+from scoped_uaccess.cocci import inlines, prologue
 
 # Begin of an open-coded region -> access mode.
 OPEN_BEGINS: dict[str, str] = {
@@ -326,6 +326,19 @@ EXPRESSIONS = Source('\n'.join((
 	'', functions_source(prologue, ('tokens', 'matching', 'is_cast', 'access_path',
 					 'extend_path', 'strip_index', 'chain', 'pretty')))))
 TABLES['EXPRESSIONS'] = EXPRESSIONS
+
+# The text scan of the tree's headers for static inline functions
+# (cocci/inlines.py): the CLI caches its result per tree commit and names
+# it in SCOPED_UACCESS_INLINES; a script run by make coccicheck, which has
+# no such index, scans the tree it runs in the first time a call needs it.
+INLINES = Source('\n'.join((
+	f'ALWAYS, INLINE = {inlines.ALWAYS!r}, {inlines.INLINE!r}',
+	f'SKIP_DIRS = {inlines.SKIP_DIRS!r}',
+	'_DEFINITION = re.compile(' + ''.join(
+		f'\n\t{part!r}' for part in re.findall(r'.{1,70}', inlines._DEFINITION.pattern))
+	+ ', re.MULTILINE)',
+	'', functions_source(inlines, ('scan_text', 'header_files', 'build')))))
+TABLES['INLINES'] = INLINES
 
 
 def render_block(names: list[str]) -> list[str]:
