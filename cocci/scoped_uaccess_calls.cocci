@@ -90,7 +90,8 @@ NOT_ACCESSORS = {
 SAFE_CALLS = {
 	'READ_ONCE', 'WRITE_ONCE', '__access_ok', '__asm__',
 	'__test_and_clear_bit', '__this_cpu_add', '__this_cpu_dec',
-	'__this_cpu_inc', 'access_ok', 'asm', 'barrier', 'be16_to_cpu',
+	'__this_cpu_inc', 'access_ok', 'array_index_mask_nospec',
+	'array_index_nospec', 'asm', 'barrier', 'barrier_nospec', 'be16_to_cpu',
 	'be32_to_cpu', 'be64_to_cpu', 'can_do_masked_user_access', 'clamp',
 	'compat_ptr', 'container_of', 'copy_mc_enhanced_fast_string',
 	'copy_mc_fragile', 'copy_mc_fragile_handle_tail', 'copy_to_nontemporal',

@@ -10,8 +10,8 @@ from scoped_uaccess.cli.kernel import add_accel, add_jobs
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.outcome import Outcome
-from scoped_uaccess.gates import (bisect, checkpatch, cross, faultsweep, make_test, negative, sparse,
-				  sweep_mutation, validate)
+from scoped_uaccess.gates import (bisect, checkpatch, cross, faultsweep, fixes, fixes_boot, make_test,
+				  negative, sparse, sweep_mutation, validate)
 from scoped_uaccess.kernel import baseline, kbuild, tree, worktree
 from scoped_uaccess.kunit import sweep_boot
 from scoped_uaccess.kernel.qemu import AccelChoice
@@ -72,6 +72,13 @@ def cmd_faultsweep_mutate(args: argparse.Namespace, runner: Runner) -> Outcome:
 		sweep=request, mutations=tuple(args.mutation or sweep_mutation.MUTATIONS)))
 
 
+def cmd_fixes(args: argparse.Namespace, runner: Runner) -> Outcome:
+	request = fixes.FixesRequest(args.kdir, jobs=args.jobs)
+	if args.boot:
+		return fixes_boot.step(runner, request, install=args.install)
+	return fixes.step(runner, request)
+
+
 def cmd_unittest(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return make_test.unittest_step(runner)
 
@@ -129,6 +136,13 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 		else:
 			p.add_argument('--mutation', action='append', choices=sweep_mutation.MUTATIONS,
 				       help='only this mutation (repeatable; default: all)')
+	p = add('fixes', cmd_fixes, "apply KDIR's fix patches (patches/linux-<x.y>/fixes/) to its "
+		'pristine tree, checkpatch them and build what they touch')
+	add_jobs(p)
+	p.add_argument('--boot', action='store_true', help='instead, boot the pristine and the fixed '
+		       'kernel with the tests of testcases/fixes/ (not part of make test)')
+	p.add_argument('--install', action='store_true', help='with --boot, write '
+		       'reports/linux-<version>/fixes.md')
 	add('unittest', cmd_unittest, "the Python unit tests and pyflakes", kdir=False)
 	p = add('test', cmd_test, 'every gate of `make test` in order, then a table of their '
 		'statuses and times')

@@ -152,6 +152,8 @@ SAFE_CALLS: frozenset[str] = frozenset({
 	'this_cpu_inc', 'this_cpu_dec', 'this_cpu_add', 'this_cpu_sub',
 	'raw_cpu_inc', 'raw_cpu_dec', 'raw_cpu_add', 'raw_cpu_sub',
 	'__this_cpu_inc', '__this_cpu_dec', '__this_cpu_add', 'data_race',
+	# nospec.h: a mask computed without a branch, asm or an inline
+	'array_index_nospec', 'array_index_mask_nospec', 'barrier_nospec',
 }) | OBJTOOL_UACCESS_SAFE
 # Helpers from headers (or macros of a file) that are __always_inline or
 # plain macros, valid for the files under the given path only.

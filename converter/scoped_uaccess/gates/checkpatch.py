@@ -13,14 +13,16 @@ from scoped_uaccess.kernel.tree import read_series
 COVER_LETTER = '0000-cover-letter.patch'
 
 
-def run_checkpatch(runner: Runner, kdir: Path, patches: Path) -> list[PatchResult]:
-	"""checkpatch.pl --strict on every patch in the series (cover letter skipped)."""
+def run_checkpatch(runner: Runner, kdir: Path, patches: Path,
+		   ignore: tuple[str, ...] = ()) -> list[PatchResult]:
+	"""checkpatch.pl --strict on every patch in the series (cover letter
+	skipped); ignore: message types not to report."""
 	series = [p for p in read_series(patches) if p.name != COVER_LETTER]
 	if not series:
 		raise UsageError(f'{patches}/series lists no patches', 'add the series to patches/')
 	results = []
 	for patch in series:
-		result = check_patch(runner, kdir, patch)
+		result = check_patch(runner, kdir, patch, ignore)
 		counts = f'{result.errors} errors, {result.warnings} warnings, {result.checks} checks'
 		verdict = f'clean ({counts})' if result.clean else counts
 		if result.preexisting:
@@ -32,10 +34,11 @@ def run_checkpatch(runner: Runner, kdir: Path, patches: Path) -> list[PatchResul
 	return results
 
 
-def step(runner: Runner, kdir: Path, patches: Path) -> Outcome:
-	"""The gate: build/results/checkpatch.txt, and whether every patch is clean."""
-	results = run_checkpatch(runner, kdir, patches)
-	report = written(paths.RESULTS / 'checkpatch.txt',
+def step(runner: Runner, kdir: Path, patches: Path, ignore: tuple[str, ...] = (),
+	 name: str = 'checkpatch.txt') -> Outcome:
+	"""The gate: build/results/<name>, and whether every patch is clean."""
+	results = run_checkpatch(runner, kdir, patches, ignore)
+	report = written(paths.RESULTS / name,
 			 ''.join(f'=== {r.patch}\n{r.output}\n' for r in results))
 	dirty = [r for r in results if not r.clean]
 	summary = f'{len(results) - len(dirty)} of {len(results)} patches clean'

@@ -14,7 +14,8 @@ from scoped_uaccess.cocci.convert.run import ConvertRequest
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Runner
 from scoped_uaccess.core.outcome import Outcome, written
-from scoped_uaccess.gates import bisect, checkpatch, cross, faultsweep, negative, sparse, validate
+from scoped_uaccess.gates import (bisect, checkpatch, cross, current, faultsweep, negative, sparse,
+				  validate)
 from scoped_uaccess.gates.runner import Gate, GateStatus, run_gates, summary_table
 from scoped_uaccess.gates.warmup import Job, Warmup, configure_step
 from scoped_uaccess.kernel import deps, kbuild, tree, worktree
@@ -107,6 +108,14 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 		Gate('tree', 'kernel tree could not be prepared', tree_then_warmup, needs=('deps',)),
 		Gate('cocci', 'the checker corpus does not give the expected findings',
 		     lambda: corpus_step(runner, o.kdir), needs=('deps',)),
+		Gate('tree-7.3', "Debian's 7.3 tree could not be made, or its series is not "
+		     'checkpatch clean', lambda: current.tree_step(runner, o.force), needs=('deps',)),
+		Gate('report-7.3', 'the checker on 7.3 has untriaged findings, or others than the '
+		     'committed report', lambda: current.report_step(runner, jobs=o.jobs),
+		     needs=('tree-7.3',)),
+		Gate('fixes-7.3', "7.3's fix patches do not apply, are not checkpatch clean or do "
+		     'not build cleanly', lambda: current.fixes_step(runner, jobs=o.jobs),
+		     needs=('tree-7.3',)),
 		*kunit,
 		Gate('negative', 'negative compile tests did not behave',
 		     lambda: negative.step(runner, paths.kunit_build_dir('gcc')), needs=('tree',)),

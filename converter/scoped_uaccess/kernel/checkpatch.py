@@ -78,11 +78,14 @@ def parse_output(patch: str, output: str, removed: frozenset[str] = frozenset())
 	return result
 
 
-def check_patch(runner: Runner, kdir: Path, patch: Path) -> PatchResult:
-	"""checkpatch.pl --strict on one patch file, run in the tree kdir."""
+def check_patch(runner: Runner, kdir: Path, patch: Path,
+		ignore: tuple[str, ...] = ()) -> PatchResult:
+	"""checkpatch.pl --strict on one patch file, run in the tree kdir;
+	ignore: message types not to report."""
 	if not (kdir / CHECKPATCH).is_file():
 		raise EnvironmentProblem(f'{kdir / CHECKPATCH} is missing', 'create the tree with `make tree`')
-	run = runner.run(Command(('perl', str(CHECKPATCH), *OPTIONS, str(patch.resolve())),
+	skip = ('--ignore', ','.join(ignore)) if ignore else ()
+	run = runner.run(Command(('perl', str(CHECKPATCH), *OPTIONS, *skip, str(patch.resolve())),
 				 cwd=kdir, env=SPDXCHECK_ENV, mutates=False),
 			 Output.CAPTURE, check=False)
 	return parse_output(patch.name, run.output + run.stderr, removed_lines(patch))

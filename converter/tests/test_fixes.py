@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The fixes gate: what it builds where, and how a boot test's console is judged."""
+
+import tempfile
+import unittest
+from pathlib import Path
+
+from support import quiet_runner
+from test_tree import git
+from scoped_uaccess.gates import fixes, fixes_boot
+from scoped_uaccess.kernel import sources
+
+CONSOLE = '''[    0.5] Run /init as init process
+# fixes-dcbz begin
+1..3
+ok 1 aligned: dcbz at 128 cleared bytes 128-255
+not ok 2 unaligned: dcbz at 264 must clear bytes 256-383, cleared 264-391
+ok 3 the uprobe ran both: the kernel emulated them
+# block 128 bytes, emulate_dcbz() cleared the wrong bytes
+# fixes-dcbz end
+[    1.2] reboot: Power down
+'''
+
+
+class BootVerdictTest(unittest.TestCase):
+	def test_console(self) -> None:
+		results, problems = fixes_boot.parse_console(CONSOLE, 'dcbz-uprobe')
+		self.assertEqual([1, 2, 3], sorted(results))
+		self.assertEqual((False, 'unaligned: dcbz at 264 must clear bytes 256-383, '
+				  'cleared 264-391'), results[2])
+		self.assertEqual([], problems)
+		_, problems = fixes_boot.parse_console(CONSOLE.replace('# fixes-dcbz end\n', ''), 'x')
+		self.assertEqual(['x: no end line on the console'], problems)
+
+	def run_of(self, label: str, text: str) -> fixes_boot.Run:
+		run = fixes_boot.Run(label)
+		run.results, run.problems = fixes_boot.parse_console(text, 'dcbz-uprobe')
+		return run
+
+	def test_the_pristine_kernel_must_show_the_bug_and_the_fixed_one_not(self) -> None:
+		boot = fixes_boot.BOOTS[0]
+		shown = self.run_of('pristine', CONSOLE)
+		good = self.run_of('fixed', CONSOLE.replace('not ok 2', 'ok 2'))
+		self.assertEqual([], fixes_boot.verdict(boot, shown, good))
+		# A pristine kernel that passes shows nothing: the test proves nothing.
+		self.assertEqual(['pristine: passes 2 unaligned: dcbz at 264 must clear bytes '
+				  '256-383, cleared 264-391'], fixes_boot.verdict(boot, good, good))
+		self.assertEqual(['fixed: fails 2 unaligned: dcbz at 264 must clear bytes 256-383, '
+				  'cleared 264-391'], fixes_boot.verdict(boot, shown, shown))
+		oops = self.run_of('fixed', CONSOLE.replace('not ok 2', 'ok 2') +
+				   'Oops: Kernel access of bad area\n')
+		self.assertEqual(['fixed: Oops: Kernel access of bad area'],
+				 fixes_boot.verdict(boot, shown, oops))
+
+
+class PlanTest(unittest.TestCase):
+	def test_objects_by_architecture(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			t = Path(tmp)
+			for name, text in (('kernel/rseq.c', '#include <linux/rseq_entry.h>\n'),
+					   ('kernel/other.c', '#include <linux/other.h>\n'),
+					   ('arch/x86/entry/common.c', '#include <linux/rseq_entry.h>\n'),
+					   ('include/linux/rseq_entry.h', ''),
+					   ('arch/powerpc/lib/sstep.c', '')):
+				(t / name).parent.mkdir(parents=True, exist_ok=True)
+				(t / name).write_text(text)
+			git(t, 'init', '-q')
+			git(t, 'add', '-A')
+			plan = fixes.objects_by_arch(quiet_runner(), t, ['arch/powerpc/lib/sstep.c',
+									 'include/linux/rseq_entry.h'])
+		self.assertEqual(['arch/x86/entry/common.o', 'kernel/rseq.o'], plan['x86_64'])
+		self.assertEqual(['kernel/rseq.o'], plan['arm64'])
+		# 32-bit powerpc is configured for sstep.c: the generic object too.
+		self.assertEqual(['arch/powerpc/lib/sstep.o', 'kernel/rseq.o'], plan['powerpc32'])
+
+	def test_the_fixes_of_a_tree(self) -> None:
+		request = fixes.FixesRequest(Path('build/linux-7.3'))
+		self.assertIs(sources.DEBIAN_7_3, request.source)
+		self.assertEqual(Path('patches/linux-7.3/fixes').parts[-3:],
+				 request.patches.parts[-3:])
+		self.assertTrue((request.patches / 'series').is_file())
+
+
+if __name__ == '__main__':
+	unittest.main()
