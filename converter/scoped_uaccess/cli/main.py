@@ -6,11 +6,11 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from scoped_uaccess.cli import bench, cocci, gates, kernel
+from scoped_uaccess.cli import bench, cocci, doctables, gates, kernel
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import ScopedUaccessError
-from scoped_uaccess.core.outcome import EXIT_OK, EXIT_USAGE
+from scoped_uaccess.core.outcome import EXIT_OK, EXIT_USAGE, Outcome, relative
 from scoped_uaccess.kernel import sources
 
 PROG = 'scoped-uaccess'
@@ -36,7 +36,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 	for module in (kernel, gates, cocci, bench):
 		module.add_commands(add)
+	p = add('doc-tables', cmd_doc_tables, 'check (or --write) the tables README.md and docs/ '
+		'share with the code: commands, checker classes, gates', kdir=False)
+	p.add_argument('--write', action='store_true', help='rewrite the docs that are out of date')
 	return parser
+
+
+def cmd_doc_tables(args: argparse.Namespace, runner: Runner) -> Outcome:
+	found = doctables.stale(build_parser(), args.write)
+	for doc in found:
+		runner.say(f'doc-tables: {relative(doc)}: ' + ('rewritten' if args.write else 'out of date'))
+	if found and not args.write:
+		return Outcome.findings(f'{len(found)} doc(s) out of date; run with --write')
+	return Outcome.ok(f'{len(found)} doc(s) rewritten' if found else 'all docs up to date')
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

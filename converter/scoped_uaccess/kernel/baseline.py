@@ -13,7 +13,7 @@ x86_64, against 2.5 minutes for a kernel of its own), the image is copied
 to the baseline's directory, and the worktree goes back to HEAD for
 another incremental build.  The pristine tree would differ in
 include/linux/uaccess.h, which nearly every object includes: a full
-build, twice (README, "Validation").
+build, twice (docs/validation.md).
 
 A kept image carries a stamp (the base commit's tree, the configuration,
 the toolchain): a rerun with nothing changed does not move the worktree.
