@@ -4,10 +4,11 @@
 One record per boot test, a FixBoot: the program of testcases/fixes/
 that runs as /init and prints KTAP, the architecture and kernel
 configuration it needs, and which of its test points the pristine tree
-must fail (the bug, shown) and the fixed one pass.  The kernel is built
-in one directory, build/out/fixes-<series>-boot-<test>, first with the
-fixes (the worktree fixes.py leaves at them), then at baseline, which
-rebuilds only what the fixes touch.  The verdicts go to
+must fail (the bug, shown) and the fixed one pass.  The tests that need
+the same kernel share it: it is built in one directory,
+build/out/fixes-<series>-boot-<arch>, first with the fixes (the
+worktree fixes.py leaves at them), then at baseline, which rebuilds
+only what the fixes touch.  The verdicts go to
 build/results/fixes-<series>-boot.txt, and with --install to
 reports/linux-<version>/fixes.md.
 """
@@ -47,14 +48,20 @@ class FixBoot:
 		return TESTCASES / f'{self.name}.c'
 
 
+# The fault sweep's small ppc64le kernel (KUAP on, rseq) with the uprobe
+# events of tracefs: one kernel for every test below.
+_PPC64LE = (ARCHES['powerpc'], paths.REPO / 'testcases' / 'kernel' / 'faultsweep-ppc64le.config',
+	    ('FTRACE', 'PERF_EVENTS', 'UPROBE_EVENTS'))
+
 BOOTS: tuple[FixBoot, ...] = (
 	# emulate_dcbz() reached through a uprobe on a dcbz: uprobes emulate
-	# the probed instruction.  The fault sweep's small ppc64le kernel (KUAP
-	# on) with the uprobe events of tracefs.
-	FixBoot('dcbz-uprobe', ARCHES['powerpc'],
-		paths.REPO / 'testcases' / 'kernel' / 'faultsweep-ppc64le.config',
-		('FTRACE', 'PERF_EVENTS', 'UPROBE_EVENTS'),
+	# the probed instruction.
+	FixBoot('dcbz-uprobe', *_PPC64LE,
 		'powerpc/sstep: Zero the aligned cache block in emulate_dcbz()', shows_bug=(2,)),
+	# rseq_update_user_cs() reached by a signal inside a sequence: the fix
+	# changes nothing architecturally, both kernels must pass.
+	FixBoot('rseq-abort', *_PPC64LE,
+		'rseq: Clamp the signature address against speculation', shows_bug=()),
 )
 
 
@@ -151,26 +158,31 @@ def verdict(boot: FixBoot, pristine: Run, fixed: Run) -> list[str]:
 
 
 def run_boots(runner: Runner, request: fixes.FixesRequest) -> list[tuple[FixBoot, Run, Run]]:
+	"""Per kernel configuration, the kernel with the fixes booted with each
+	of its tests, then the pristine kernel, rebuilt from it, likewise."""
 	wt, _ = fixes.apply(runner, request)
 	head = worktree.head(runner, wt)
-	done = []
+	series = request.source.series
+	logs = paths.RESULTS / f'fixes-{series}-boot'
+	runs: dict[str, dict[str, Run]] = {b.name: {} for b in BOOTS}
+	kernels: dict[tuple, list[FixBoot]] = {}
 	for boot in BOOTS:
-		work = paths.OUT / f'fixes-{request.source.series}-boot-{boot.name}'
-		initrd = initramfs(runner, boot, paths.OUT / f'fixes-{request.source.series}-programs')
-		logs = paths.RESULTS / f'fixes-{request.source.series}-boot'
-		runner.say(f'fixes: {boot.name}: the fixed kernel')
-		kernel = build_kernel(runner, boot, wt, work, request.jobs)
-		fixed = boot_once(runner, boot, kernel, initrd, logs / f'{boot.name}-fixed.log', 'fixed')
-		runner.say(f'fixes: {boot.name}: the pristine kernel')
-		runner.run(Command(('git', 'checkout', '-q', '--detach', tree.BASELINE_TAG), cwd=wt))
-		try:
-			kernel = build_kernel(runner, boot, wt, work, request.jobs)
-		finally:
-			runner.run(Command(('git', 'checkout', '-q', '--detach', head), cwd=wt))
-		pristine = boot_once(runner, boot, kernel, initrd,
-				     logs / f'{boot.name}-pristine.log', 'pristine')
-		done.append((boot, pristine, fixed))
-	return done
+		kernels.setdefault((boot.arch.name, boot.config, boot.enable), []).append(boot)
+	for (arch, _, _), boots in kernels.items():
+		work = paths.OUT / f'fixes-{series}-boot-{arch}'
+		initrds = {b.name: initramfs(runner, b, paths.OUT / f'fixes-{series}-programs')
+			   for b in boots}
+		for label, commit in (('fixed', head), ('pristine', tree.BASELINE_TAG)):
+			runner.say(f'fixes: the {label} {arch} kernel')
+			runner.run(Command(('git', 'checkout', '-q', '--detach', commit), cwd=wt))
+			try:
+				kernel = build_kernel(runner, boots[0], wt, work, request.jobs)
+			finally:
+				runner.run(Command(('git', 'checkout', '-q', '--detach', head), cwd=wt))
+			for b in boots:
+				runs[b.name][label] = boot_once(runner, b, kernel, initrds[b.name],
+								logs / f'{b.name}-{label}.log', label)
+	return [(b, runs[b.name]['pristine'], runs[b.name]['fixed']) for b in BOOTS]
 
 
 def markdown(version: str, runs: list[tuple[FixBoot, Run, Run]], command: str) -> str:
@@ -182,9 +194,12 @@ def markdown(version: str, runs: list[tuple[FixBoot, Run, Run]], command: str) -
 		 '(TCG).  The pristine kernel must fail the points that show the bug, the fixed '
 		 'one none.', '']
 	for boot, pristine, fixed in runs:
+		shown = (f'Test {", ".join(map(str, boot.shows_bug))} shows the bug.' if boot.shows_bug
+			 else 'The fix changes nothing architecturally: both kernels must pass.')
 		lines += [f'## {boot.name} ({boot.arch.name}): {boot.fix}', '',
 			  f'`testcases/fixes/{boot.name}.c`, kernel configuration '
-			  f'`{relative(boot.config)}` with {", ".join("CONFIG_" + e for e in boot.enable)}.', '',
+			  f'`{relative(boot.config)}` with {", ".join("CONFIG_" + e for e in boot.enable)}.  '
+			  f'{shown}', '',
 			  '| test | pristine | fixed |', '|---|---|---|']
 		for n in sorted(set(pristine.results) | set(fixed.results)):
 			lines.append(f'| {n} | {_cell(pristine, n)} | {_cell(fixed, n)} |')

@@ -1,21 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A second user address clamped with array_index_nospec() inside a scope
- * (the rseq signature read): a macro that compiles to a few instructions,
- * not a call. */
-static bool read_sig(struct rseq_cs __user *ucs, u32 *sig, unsigned long tasksize)
+/* An index clamped with array_index_nospec() inside a scope: a macro that
+ * compiles to a few instructions, not a call. */
+static int read_slot(const struct slots __user *us, unsigned long i, u32 *v)
 {
-	u64 abort_ip;
-	u32 __user *uc_sig;
+	u32 n;
 
-	scoped_user_read_access(ucs, efault) {
-		unsafe_get_user(abort_ip, &ucs->abort_ip, efault);
-		if (abort_ip >= tasksize || abort_ip < sizeof(*uc_sig))
-			return false;
-		uc_sig = (u32 __user *)array_index_nospec((unsigned long)abort_ip - sizeof(*uc_sig),
-							  tasksize);
-		unsafe_get_user(*sig, uc_sig, efault);
+	scoped_user_read_access(us, efault) {
+		unsafe_get_user(n, &us->count, efault);
+		if (i >= n || i >= NR_SLOTS)
+			return -EINVAL;
+		i = array_index_nospec(i, NR_SLOTS);
+		unsafe_get_user(*v, &us->slot[i], efault);
 	}
-	return true;
+	return 0;
 efault:
-	return false;
+	return -EFAULT;
 }
