@@ -10,7 +10,7 @@ from scoped_uaccess.cli.kernel import add_jobs
 from scoped_uaccess.cocci import api, check, inlines, report, review, ship, spatch, stress
 from scoped_uaccess.cocci.convert import steps as convert_steps
 from scoped_uaccess.cocci.findings import SarifTree
-from scoped_uaccess.cocci.convert.run import RULES, WORKTREE, ConvertRequest
+from scoped_uaccess.cocci.convert.run import RULES, WORKTREE, ConvertRequest, default_worktree
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
@@ -111,8 +111,9 @@ def cmd_check_cocci(args: argparse.Namespace, runner: Runner) -> Outcome:
 
 
 def _convert_request(args: argparse.Namespace, out: Path) -> ConvertRequest:
+	scratch = args.worktree or default_worktree(args.tree)
 	return ConvertRequest(tree=args.tree, out=out.resolve(), rev=getattr(args, 'rev', 'HEAD'),
-			      rules=args.rules.resolve(), worktree=args.worktree.resolve(),
+			      rules=args.rules.resolve(), worktree=scratch.resolve(),
 			      jobs=args.jobs, start_number=getattr(args, 'start_number', 1))
 
 
@@ -216,6 +217,7 @@ def _convert_options(p: argparse.ArgumentParser) -> None:
 		       help='directory with `series` (default: patches/)')
 	p.add_argument('--rules', type=Path, default=RULES,
 		       help=f'conversion rules (default: {relative(RULES)})')
-	p.add_argument('--worktree', type=Path, default=WORKTREE,
-		       help=f'scratch worktree (default: {relative(WORKTREE)})')
+	p.add_argument('--worktree', type=Path,
+		       help=f'scratch worktree (default: {relative(WORKTREE)}, '
+		       'build/wt-convert-<x.y> for another tree)')
 	add_jobs(p, 'spatch processes in parallel')

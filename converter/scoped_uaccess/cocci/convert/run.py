@@ -35,6 +35,7 @@ from scoped_uaccess.cocci.convert.regions import (Entry, added_scopes, begin_cal
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, TreeStateError, UsageError
+from scoped_uaccess.core.outcome import relative
 from scoped_uaccess.kernel import sources, tree, treefacts
 from scoped_uaccess.kernel.checkpatch import check_patch
 
@@ -64,7 +65,6 @@ class ConvertRequest:
 	worktree: Path = WORKTREE
 	jobs: int = os.cpu_count() or 1
 	start_number: int = 1
-	version: str = sources.DEBIAN_6_12.version
 
 
 @dataclass
@@ -77,6 +77,14 @@ class ConvertResult:
 
 	def counts(self) -> collections.Counter:
 		return collections.Counter((e.status, e.reason) for e in self.entries)
+
+def default_worktree(kdir: Path) -> Path:
+	"""The scratch worktree of a tree's conversions: build/wt-convert for
+	6.12, build/wt-convert-<series> for another tree (a worktree belongs
+	to one repository)."""
+	source = sources.for_kdir(kdir)
+	return WORKTREE if source is sources.DEFAULT else paths.BUILD / f'wt-convert-{source.series}'
+
 
 # ---- running -------------------------------------------------------------
 
@@ -91,9 +99,10 @@ def validate_request(runner: Runner, request: ConvertRequest) -> str:
 		raise UsageError(f'--tree {t}: no such directory', 'create the tree with `make tree`')
 	tree.require_baseline(runner, t)
 	version = tree.makefile_version(t)
-	if version != request.version:
-		raise TreeStateError(f'{t} is Linux {version or "?"}, not {request.version}',
-				     'point --tree at a 6.12.118 tree made by `make tree`')
+	source = sources.for_kdir(t)
+	if not source.accepts(version):
+		raise TreeStateError(f'{t} is Linux {version or "?"}, not {source.describe()}',
+				     f'point --tree at a tree made by `make tree KDIR={relative(t)}`')
 	status = runner.run(_git(t, '--no-optional-locks', 'status', '--porcelain',
 				 '--untracked-files=no'), Output.CAPTURE).output
 	if status.strip():
@@ -416,7 +425,7 @@ def meta(request: ConvertRequest, result: ConvertResult, runner: Runner) -> dict
 				f'{tree.BASELINE_TAG}..{result.base}'), Output.CAPTURE, check=False)
 	described = (f'{tree.BASELINE_TAG} + {count.output.strip()} commit(s)'
 		     if count.returncode == 0 else result.base[:12])
-	return {'version': request.version, 'base': described,
+	return {'version': tree.makefile_version(request.tree), 'base': described,
 		'rules': str(request.rules.relative_to(paths.REPO)
 			     if paths.REPO in request.rules.resolve().parents else request.rules),
 		'spatch': spatch.version(runner), 'files': len(result.files),
