@@ -41,7 +41,8 @@ class PrefixTest(unittest.TestCase):
 		'arch/x86/lib/usercopy_64.c': 'x86/lib',
 		'arch/x86/include/asm/checksum_32.h': 'x86/checksum',
 		'arch/x86/kvm/x86.c': 'KVM: x86',
-		'arch/powerpc/kernel/signal_32.c': 'powerpc/signal',
+		'arch/powerpc/kernel/signal_32.c': 'powerpc/signal32',
+		'arch/powerpc/kernel/signal_64.c': 'powerpc/signal64',
 		'arch/powerpc/kernel/ptrace/ptrace-view.c': 'powerpc/ptrace',
 		'arch/powerpc/include/asm/futex.h': 'powerpc/futex',
 		'arch/arm/kernel/signal.c': 'ARM/signal',
@@ -117,17 +118,35 @@ class MessageTest(unittest.TestCase):
 	def test_body(self) -> None:
 		entries = [e for e in _entries() if e.status == 'converted']
 		entries[0].begin, entries[0].scope = 'user_access_begin', 'scoped_user_read_access'
-		entries[1].begin = 'masked_user_access_begin'
+		entries[1].begin, entries[1].scope = 'masked_user_access_begin', 'scoped_user_rw_access'
 		msg = commits.commit_message('x86/signal', ['arch/x86/kernel/signal_64.c'], entries,
-					     [], 'A U Thor <a@example.org>', 'rules.cocci')
+					     [], 'A U Thor <a@example.org>', 'rules.cocci', ('x86',))
 		lines = msg.splitlines()
+		text = ' '.join(lines)
 		self.assertEqual('x86/signal: Convert to scoped user access', lines[0])
 		self.assertEqual('', lines[1])
 		self.assertEqual('Signed-off-by: A U Thor <a@example.org>', lines[-1])
-		self.assertIn('  user_access_begin() -> scoped_user_read_access():', lines)
-		self.assertIn('      restore_sigcontext()', lines)
-		self.assertIn('becomes a read (or write) scope', ' '.join(lines))
+		self.assertIn('on x86-64 the access_ok() range check and the LFENCE of '
+			      'barrier_nospec() after it go', text)
+		self.assertIn('restore_sigcontext() began the region for reading and writing but '
+			      'only reads', text)
+		self.assertNotIn('No functional change', text)
 		self.assertTrue(all(len(line) <= 75 for line in lines))
+
+	def test_nothing_changes_where_the_file_is_built_without_masking(self) -> None:
+		entries = [e for e in _entries() if e.status == 'converted'][:1]
+		entries[0].begin, entries[0].scope = 'user_access_begin', 'scoped_user_read_access'
+		msg = commits.commit_message('powerpc/signal32', ['arch/powerpc/kernel/signal_32.c'],
+					     entries, [], 'A <a@example.org>', 'rules.cocci', ('x86',))
+		text = ' '.join(msg.split())
+		self.assertIn('built for powerpc only, which does not mask user pointers in this '
+			      'tree', text)
+		self.assertNotIn('x86-64', text)
+		msg = commits.commit_message('powerpc/signal32', ['arch/powerpc/kernel/signal_32.c'],
+					     entries, [], 'A <a@example.org>', 'rules.cocci',
+					     ('powerpc', 'x86'))
+		self.assertIn('on powerpc the access_ok() range check goes, and for reads the '
+			      'barrier_nospec() after it', ' '.join(msg.split()))
 
 	def test_long_names_wrap(self) -> None:
 		entries = [e for e in _entries() if e.status == 'converted']
@@ -136,6 +155,7 @@ class MessageTest(unittest.TestCase):
 		msg = commits.commit_message('fs/readdir', ['fs/readdir.c'], entries, entries,
 					     'A U Thor <a@example.org>', 'convert_scoped_uaccess.cocci')
 		self.assertTrue(all(len(line) <= 75 for line in msg.splitlines()), msg)
+		self.assertIn('nothing changes at run time', ' '.join(msg.split()))
 
 	def test_scopes_paired_in_order(self) -> None:
 		diff = ('--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-\tif (!user_access_begin(p, 4))\n'

@@ -6,7 +6,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from scoped_uaccess.cocci.convert import pipeline, scope, source, transforms
+from scoped_uaccess.cocci.convert import declarations, pipeline, scope, source, transforms
 
 
 def _tidied(before: str, after: str) -> str:
@@ -115,3 +115,35 @@ class TextTest(unittest.TestCase):
 
 if __name__ == '__main__':
 	unittest.main()
+
+
+class ScopeLocalsTest(unittest.TestCase):
+	"""declarations.scope_locals(): a scope's locals declared in it."""
+
+	def test_a_cursor_is_declared_in_its_scope(self) -> None:
+		text = ('int f(u32 __user *um, int n)\n{\n\tint left = n;\n\tu32 __user *um_cur;\n\n'
+			'\tscoped_user_read_access_size(um, n, Efault) {\n\t\tum_cur = um;\n'
+			'\t\twhile (left--)\n\t\t\tunsafe_get_user(x, um_cur++, Efault);\n\t}\n'
+			'\treturn 0;\nEfault:\n\treturn -EFAULT;\n}')
+		self.assertEqual(
+			'int f(u32 __user *um, int n)\n{\n\tint left = n;\n\n'
+			'\tscoped_user_read_access_size(um, n, Efault) {\n'
+			'\t\tu32 __user *um_cur = um;\n\n'
+			'\t\twhile (left--)\n\t\t\tunsafe_get_user(x, um_cur++, Efault);\n\t}\n'
+			'\treturn 0;\nEfault:\n\treturn -EFAULT;\n}', declarations.scope_locals(text))
+
+	def test_the_store_a_scope_repeats_goes(self) -> None:
+		text = ('int f(void)\n{\n\tstruct frame __user *frame;\n\tstruct mc __user *mctx;\n\n'
+			'\tframe = get_frame();\n\tmctx = &frame->mc;\n'
+			'\tscoped_user_write_access(frame, bad) {\n\t\tmctx = &frame->mc;\n\n'
+			'\t\tunsafe_put_user(0, &mctx->x, bad);\n\t}\n\treturn 0;\nbad:\n\treturn 1;\n}')
+		got = declarations.scope_locals(text)
+		self.assertNotIn('\tmctx = &frame->mc;\n\tscoped', got)
+		self.assertIn('\t\tstruct mc __user *mctx = &frame->mc;\n', got)
+		self.assertIn('\tframe = get_frame();\n', got, 'a store that calls stays')
+
+	def test_a_local_read_after_the_scope_stays_where_it_is(self) -> None:
+		text = ('int f(void)\n{\n\tstruct mc __user *mctx;\n\n\tmctx = &frame->mc;\n'
+			'\tscoped_user_write_access(frame, bad) {\n\t\tmctx = &frame->mc;\n\t}\n'
+			'\treturn use(mctx);\nbad:\n\treturn 1;\n}')
+		self.assertEqual(text, declarations.scope_locals(text))

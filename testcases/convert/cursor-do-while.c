@@ -1,6 +1,8 @@
 // The cursor walks a do-while loop (copy_iovec_from_user()): the scope
 // takes the statements in front of the loop, and spatch leaves an empty
-// block where they were; the driver drops it.
+// block where they were; the driver drops it.  The loop can leave early
+// with -EINVAL (goto uaccess_end): past the top of user space it could
+// do so before an access faults, so access_ok() of the range stays.
 // EXPECT: converted-shared-exit+cursor+range-check+label
 static int copy_iovecs(struct iovec *iov, const struct iovec __user *uiov,
 		       unsigned long nr_segs)

@@ -2,7 +2,7 @@
 // and read after the region: the scope opens on the parameter, and the
 // copy, set from the scope's pointer first thing in the scope, stays the
 // cursor.  A parameter named in a comment (ubuf) is not a use.
-// EXPECT: converted-fault-label+cursor+range-check
+// EXPECT: converted-fault-label+cursor
 static int set_regs(unsigned int count, const void __user *ubuf, unsigned long *regs)
 {
 	const u32 __user *u = ubuf;

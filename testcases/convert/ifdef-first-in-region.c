@@ -2,7 +2,7 @@
 // returns what the function returns anyway: the directives stay in
 // column 0 inside the scope, and the scope falls through into its label
 // instead of repeating the return in front of it.
-// EXPECT: converted-no-fault+range-check+label
+// EXPECT: converted-no-fault+label
 static unsigned long copy_nocache(void *to, const void __user *from, unsigned long n)
 {
 	if (!user_access_begin(from, n))

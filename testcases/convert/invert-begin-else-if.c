@@ -3,7 +3,7 @@
 // it after the label.  The cast pointer is set from a variable that
 // changes after the declarations, so the local is set right before the
 // begin, not where it is declared.
-// EXPECT: converted-no-fault+invert-begin+local-pointer+range-check
+// EXPECT: converted-no-fault+invert-begin+local-pointer
 int zero_block(unsigned long ea, struct pt_regs *regs)
 {
 	int err;

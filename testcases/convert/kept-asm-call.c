@@ -2,7 +2,7 @@
 // access enabled: the call stays in the scope, the mode is the begin's
 // (the accesses are out of sight), and the synthesised label returns what
 // the begin failure returned (0).
-// EXPECT: converted-no-fault+range-check+label
+// EXPECT: converted-no-fault+label
 static __wsum copy_from(const void __user *src, void *dst, int len)
 {
 	__wsum sum;

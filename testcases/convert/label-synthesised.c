@@ -2,7 +2,7 @@
 // begin failure returns 0 with no label doing so: a label after the last
 // statement returns it.  The scope keeps the mode of the begin: the access
 // is out of sight.
-// EXPECT: converted-no-fault+range-check+label
+// EXPECT: converted-no-fault+label
 static __wsum copy_and_sum(const void __user *src, void *dst, int len)
 {
 	__wsum sum;

@@ -1,6 +1,6 @@
 // The region opens on prev, computed back from dirent, and writes through
 // dirent: dirent is computed again in the scope from the scope's prev.
-// EXPECT: converted-two-level+rederive+range-check
+// EXPECT: converted-two-level+rederive
 static bool fill(struct callback *buf, const char *name, int namlen, u64 ino)
 {
 	struct dirent __user *dirent, *prev;

@@ -1,6 +1,6 @@
 // The region ends with a comment before its end: the comment stays last
 // in the scope.
-// EXPECT: converted-two-level+range-check
+// EXPECT: converted-two-level
 static int update(struct task *t, struct area __user *area)
 {
 	if (!user_write_access_begin(area, t->len))

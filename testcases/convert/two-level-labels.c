@@ -1,7 +1,7 @@
 // Two-level labels: the begin failure skips the end (goto efault), the
 // accessors end first (efault_end).  efault becomes the scope's label,
 // the end at efault_end goes, both labels stay.  Explicit size: _size.
-// EXPECT: converted-two-level+range-check
+// EXPECT: converted-two-level
 static bool fill(struct buf *buf, struct dirent __user *dirent, u64 ino, int namlen)
 {
 	if (!user_write_access_begin(dirent, namlen + 8))

@@ -12,15 +12,15 @@ is done is no longer asked for.
 import re
 from typing import Optional
 
-from scoped_uaccess.cocci import api, inlines
+from scoped_uaccess.cocci import api, inlines, prologue
 from scoped_uaccess.cocci.convert import calls, source
 from scoped_uaccess.cocci.convert.facts import Pos, Span
 from scoped_uaccess.cocci.convert.labels import (inner_ends, scope_label, shared_labels,
 						 tail_exits)
 from scoped_uaccess.cocci.convert.model import (KEEP, Context, Region, constant_size,
 						local_pointer_ok, plain_scope_size)
-from scoped_uaccess.cocci.convert.pointers import (address_problem, cursor_ok,
-						   range_checked)
+from scoped_uaccess.cocci.convert.pointers import (address_problem, cursor_ok, derived_pointer,
+						   range_checked, rederive_source)
 from scoped_uaccess.cocci.convert.source import (END_STMT, LABEL_LINE, flat, strip_comments,
 						 text_of)
 
@@ -161,6 +161,44 @@ def body_and_end(ctx: Context, r: Region, stmts: set[Span]) -> bool:
 	return True
 
 
+def early_exit(lines: list[str], body: range, failure: str = '') -> str:
+	"""The first statement that leaves the region early with a result of
+	its own (a return, a goto that is not an accessor's fault jump), as
+	text; '' when the region only falls off its end or faults.  An exit
+	that does what the begin's failure does (failure, `return -EFAULT;`)
+	ends as a refused range would and does not count.
+
+	Masking checks no size: a range that runs past the top of user space
+	faults only when an access reaches the guard, where the checked begin
+	refused it at once.  With no early exit every such call still ends in
+	the fault path, only after some of its accesses (the result is the
+	same, as in mainline's conversions of poll and put_cmsg); with one,
+	the loop can stop there first and return its value instead: that is
+	when access_ok() of the range stays in front of the scope."""
+	code = source.blank_comments('\n'.join(lines[body.start - 1:body.stop - 1])).split('\n')
+	for text in code:
+		m = re.search(r'\b(return\b[^;]*;|goto\s+\w+\s*;)', text)
+		if m and ' '.join(m.group(1).split()) != ' '.join(failure.split()):
+			return ' '.join(m.group(1).split())
+	return ''
+
+
+def indexed_address(ptr: str, args: list[str], idx: int) -> str:
+	"""The accessor's address when it is an index or an offset from the
+	region's pointer (`&p[i].x`, `p + n`), as `the access ADDRESS`; ''.
+	Masking keeps a pointer out of the kernel for accesses that start at
+	it and move up densely (the guard between user and kernel space is a
+	page on x86-64, 128 KiB on 32-bit powerpc): an index can jump past it,
+	so access_ok() of the range stays in front of such a scope."""
+	if not ptr or idx >= len(args):
+		return ''
+	addr = flat(args[idx]).replace(' ', '')
+	if re.search(r'\b%s\s*[-+](?![-+>=])' % re.escape(ptr), addr) or \
+	   re.search(r'\b%s\[' % re.escape(ptr), addr):
+		return f'the access {prologue.pretty(flat(args[idx]))}'
+	return ''
+
+
 DECLARATION = re.compile(r'^\s*(?:const\s+|static\s+|struct\s+|unsigned\s+|union\s+)*'
 			 r'[A-Za-z_]\w*(?:\s+__user)?[\s\*]+[A-Za-z_]\w*\s*(?:\[[^\]]*\])?\s*[=;,]')
 
@@ -207,6 +245,7 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 	# accessors
 	modes: set[str] = set()
 	labels: set[str] = set()
+	sparse = ''
 	for a in facts.accessors:
 		if a.function != r.function or not r.inside(a.pos):
 			continue
@@ -219,12 +258,23 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 		problem = address_problem(ctx, r, a, idx)
 		if problem:
 			return r.skip(*problem)
+		if not sparse and idx is not None:
+			sparse = indexed_address(r.pointer, source.split_args(a.args), idx)
+		# A wrapper may access through more than its first pointer
+		# (unsafe_save_tm_user_regs(regs, mctx, tm_mctx, ...)): every
+		# argument computed from the begin's pointer before the region
+		# is computed again in it.
+		if a.name in api.WRAPPERS:
+			for arg in source.split_args(a.args):
+				if source.identifier(flat(arg)) and rederive_source(ctx, r, flat(arg)):
+					derived_pointer(ctx, r, flat(arg))
 	asm = any(re.search(r'\b(asm|__asm__)\b', strip_comments(lines[i - 1])) for i in body)
 	if not modes and not r.kept_calls and not asm:
 		return r.skip('unknown-shape', 'no accessor inside the region')
 	r.mode = scope_mode(r.name, modes, hidden or asm or not modes)
 	if ctx.masked and not constant_size(r.size, r.pointer) and r.size:
-		if not range_checked(ctx, r):
+		r.range_exit = early_exit(lines, body, r.action) or sparse
+		if r.range_exit and not range_checked(ctx, r):
 			r.needs.append('range-check')
 	if not inner_ends(ctx, r, end_lines):
 		return r
@@ -358,8 +408,9 @@ def positive(ctx: Context, r: Region, shape, stmts: set[Span]) -> Region:
 			return r.skip('pointer-expression', f'pointer {r.pointer} is not a plain identifier')
 		r.needs.append('local-pointer')
 	r.size = args[1] if len(args) > 1 else ''
-	if ctx.masked and r.size and not constant_size(r.size, r.pointer):
-		r.needs.append('range-check')
+	# No range check in front: the then branch has no early exit (it is
+	# skipped above if it has one), so a range past the top of user space
+	# ends in the fault path with masking too (early_exit()).
 	r.stmt = ifs
 	r.tag = 'converted-no-fault'
 	r.text = f'{r.name}() tested positively becomes a scope after {", ".join(r.needs)}'

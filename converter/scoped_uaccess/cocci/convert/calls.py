@@ -22,7 +22,7 @@ from scoped_uaccess.cocci import api
 KEPT_TEXT = {
 	'header-inline': 'a static inline function of a header',
 	'file-inline': 'an inline function of the file',
-	'memset': 'a memset of kernel memory',
+	'memset': 'of kernel memory',
 	'objtool': 'an assembly routine objtool allows in a region',
 	'usercopy': 'an x86-32 __copy_user routine, written to run in a region',
 	'asm': 'an asm macro with its own exception table',

@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 from typing import Iterable, Optional
 
+from scoped_uaccess.cocci import api
 from scoped_uaccess.cocci.convert.regions import Entry, mode_of
 
 SUBJECT = 'Convert to scoped user access'
@@ -21,6 +22,8 @@ PREFIX_RULES: tuple[tuple[str, str], ...] = (
 	(r'^arch/x86/kvm/', 'KVM: x86'),
 	(r'^arch/(?P<arch>[^/]+)/include/asm/', '{arch}/{stem}'),
 	(r'^arch/(?P<arch>[^/]+)/kernel/ptrace/', '{arch}/ptrace'),
+	# powerpc's two signal files have maintainers' prefixes of their own
+	(r'^arch/powerpc/kernel/signal_(?P<bits>32|64)\.c$', 'powerpc/signal{bits}'),
 	(r'^arch/(?P<arch>[^/]+)/lib/', '{arch}/lib'),
 	(r'^arch/(?P<arch>[^/]+)/kernel/', '{arch}/{stem}'),
 	(r'^arch/(?P<arch>[^/]+)/', '{arch}'),
@@ -71,108 +74,218 @@ def group_files(prefixes: dict[str, str]) -> list[tuple[str, list[str]]]:
 	return list(groups.items())
 
 
-# Why each transformation leaves the behaviour as it was, for the body.
-TRANSFORMATION_TEXT = {
-	'invert-begin': 'tested its begin positively: the region is its then branch, and the '
-			'else branch moves to a label after the function\'s return, which the scope '
-			'jumps to when the begin is rejected, followed by the same return: the same '
-			'statements run on each path',
-	'local-pointer': 'opened the region on an expression: a local of the same type, set with '
-			 'the function\'s other locals, stands for it in the begin and in the '
-			 'region, as the scope opens on a plain identifier; the accesses then go '
-			 'through the scope\'s (masked) copy of it',
-	'cursor': 'advanced the region\'s pointer inside it, while the scope\'s pointer is '
-		  'const: a cursor, set first thing in the scope from the scope\'s pointer, walks '
-		  'instead, so the mask covers every access made through it',
-	'rederive': 'accessed user memory through a pointer computed from the region\'s pointer '
-		    'before the region: it is computed again first thing in the scope, from the '
-		    'scope\'s pointer, so the mask covers the accesses made through it',
-	'range-check': 'checked a range whose size is known only at run time: a masked scope '
-		       'checks no size, so access_ok() of the same range stays in front of the '
-		       'scope and every call still fails, or does its work, as it did (no partial '
-		       'work before a fault past the end of user space)',
-	'label': 'returned from a rejected begin with no label doing the same: a label after '
-		 'the function\'s last statement returns that value and is the scope\'s label',
-	'tail-out': 'ended the region early and then ran code that must run with user access '
-		    'closed: that tail moves to a label after the function\'s return, reached by '
-		    'a goto out of the scope',
-}
+def _para(text: str) -> str:
+	return textwrap.fill(' '.join(text.split()), width=72, break_on_hyphens=False,
+			     break_long_words=False)
 
 
-def commit_message(prefix: str, files: list[str], entries: list[Entry],
-		   skipped: list[Entry], signoff: str, rules: str) -> str:
-	"""Subject and body of one conversion commit."""
-	def para(text: str) -> str:
-		return textwrap.fill(' '.join(text.split()), width=72,
-				     break_on_hyphens=False, break_long_words=False)
+def _names(items: Iterable[str]) -> str:
+	"""a, b and c."""
+	items = list(dict.fromkeys(items))
+	return items[0] if len(items) == 1 else ', '.join(items[:-1]) + ' and ' + items[-1]
 
-	functions = []
+
+def _fn(e: Entry) -> str:
+	return f'{e.region.function}()'
+
+
+MODE_WORDS = {'read': 'reads', 'write': 'writes', 'rw': 'reads and writes'}
+def built_for(file: str) -> Optional[str]:
+	"""The architecture a file is built for (x86 files of 32-bit kernels
+	are `i386`), None when it is generic."""
+	if re.match(api.X86_32_ONLY, file):
+		return 'i386'
+	m = re.match(r'^arch/([^/]+)/', file)
+	return m.group(1) if m else None
+
+
+def runtime_paragraph(entries: list[Entry], files: list[str], masking: tuple[str, ...]) -> str:
+	"""What changes at run time, and where: the checked begin (a range
+	check and a speculation barrier) becomes masking where the tree's
+	architectures mask; nothing changes elsewhere, nor where the region
+	already masked."""
+	checked = [e for e in entries if e.begin and not e.begin.startswith('masked')]
+	arches = {built_for(f) for f in files}
+	where = [a for a in sorted(masking) if None in arches or a in arches]
+	if not checked:
+		return _para('The function already masked the pointer where the architecture can '
+			     '(masked_user_access_begin()), and the scope does the same: nothing '
+			     'changes at run time.')
+	if not where:
+		return _para(f'The code is built for {_arch_words(next(iter(arches)))} only, '
+			     'which does not mask user pointers in this tree: the scope begins the '
+			     'region with the same user_*_access_begin() as before, and nothing '
+			     'changes at run time.')
+	reads = any(mode_of(e.scope or e.begin) in ('read', 'rw') for e in checked)
+	drops = []
+	for a in where:
+		if a == 'x86':
+			drops.append('on x86-64 the access_ok() range check and the LFENCE of '
+				     'barrier_nospec() after it go')
+		elif a == 'powerpc':
+			drops.append('on powerpc the access_ok() range check goes'
+				     + (', and for reads the barrier_nospec() after it' if reads else ''))
+		else:
+			drops.append(f'on {a} the access_ok() range check goes')
+	unmasked = [e for e in checked if built_for(e.region.file) not in (None, *masking)]
+	rest = ('Architectures that do not mask begin the region with user_*_access_begin() '
+		'as before' + (f', as does {_names(_fn(e) for e in unmasked)}, built for '
+			       f'{_arch_words(built_for(unmasked[0].region.file))} only'
+			       if unmasked else '') + '.')
+	return _para(
+		'Where user pointers can be masked, the scope masks the pointer instead of '
+		f'checking it: {"; ".join(drops)}.  A bad pointer becomes one that faults on '
+		f'its first access, which takes the same error path.  {rest}')
+
+
+def _arch_words(arch: Optional[str]) -> str:
+	return {'i386': '32-bit x86'}.get(arch or '', arch or '')
+
+
+def _verbs(entries: list[Entry]) -> str:
+	"""`a() and b() read, c() writes`: the functions grouped by what their
+	regions do."""
+	modes: dict[str, set[str]] = {}
 	for e in entries:
-		if e.region.function not in functions:
-			functions.append(e.region.function)
-	names = ', '.join(f'{f}()' for f in functions)
-	where = ' and '.join(files) if len(files) <= 2 else f'{len(files)} files'
-	n = len(entries)
-	regions = f'the {n} open-coded user access regions' if n > 1 else \
-		'the open-coded user access region'
-	body = [para(f'Replace {regions} in {names} ({where}) with scoped user access.')]
-	# One line per change of begin into scope, then its functions, so
-	# that no line is longer than checkpatch allows.
-	changes: dict[str, list[str]] = {}
+		modes.setdefault(_fn(e), set()).add(mode_of(e.scope or e.begin))
+	what: dict[str, list[str]] = {}
+	for fn, m in modes.items():
+		key = 'rw' if 'rw' in m or m == {'read', 'write'} else m.pop()
+		what.setdefault(key, []).append(fn)
+	plural = {'read': 'read', 'write': 'write', 'rw': 'read and write'}
+	parts = [f'{_names(fns)} {plural[m] if len(fns) > 1 else MODE_WORDS[m]}'
+		 for m, fns in what.items()]
+	if len(parts) <= 2:
+		return ' and '.join(parts)
+	return ', '.join(parts[:-1]) + ', and ' + parts[-1]
+
+
+def what_paragraph(entries: list[Entry], files: list[str]) -> str:
+	begins = _names(f'{e.begin}()' for e in entries if e.begin)
+	scope_names = list(dict.fromkeys(f'{e.scope}()' for e in entries if e.scope))
+	one = len(entries) == 1
+	lead = (f'{_verbs(entries)} user memory in '
+		f'{"a user access region" if one else "user access regions"} opened with '
+		f'{begins}, which {"has" if one else "have"} to be ended on every way out, '
+		f'fault label{"" if one else "s"} included.')
+	return _para(
+		f'{lead}  Replace {"it" if one else "them"} with '
+		f'{_names(scope_names) if scope_names else "scopes"}, which '
+		f'{"ends" if len(scope_names) == 1 else "end"} the region on every exit from the '
+		'block, so that no error path can leave it open, and '
+		f'{"shadows" if len(scope_names) == 1 else "shadow"} the pointer with the copy it '
+		'checked, so that no access inside can use the other one.')
+
+
+def _grouped(entries: list[Entry], t: str) -> list[list[Entry]]:
+	"""The entries with transformation t, those on the same pointer together."""
+	groups: dict[tuple, list[Entry]] = {}
 	for e in entries:
-		old = f'{e.begin}()' if e.begin else 'open-coded region'
-		new = f'{e.scope}()' if e.scope else 'a scope'
-		names_of = changes.setdefault(f'{old} -> {new}', [])
-		if f'{e.region.function}()' not in names_of:
-			names_of.append(f'{e.region.function}()')
-	lines = []
-	for change, fns in changes.items():
-		lines.append(f'  {change}:' if len(change) <= 69 else f'  {change.replace(" -> ", chr(10) + "    -> ")}:')
-		lines.append(textwrap.fill(', '.join(fns), width=72, initial_indent='      ',
-					   subsequent_indent='      ', break_on_hyphens=False,
-					   break_long_words=False))
-	body.append('\n'.join(lines))
-	body.append(para(
-		'The scope begins the region and ends it with the matching '
-		'user_*_access_end() on every way out of its block: falling off its '
-		'end, return, goto, and a fault in an unsafe_*() accessor, which '
-		'still jumps to the same label.  The end calls that the scope makes '
-		'redundant are removed, and a label left holding only such an end '
-		'merges into the label it fell into; the accessors, their order and '
-		'the value returned on every path stay the same.'))
-	for name in ('invert-begin', 'local-pointer', 'tail-out', 'cursor', 'rederive',
-		     'range-check', 'label'):
-		fns = [f'{e.region.function}()' for e in entries if name in e.region.transformations]
-		if fns:
-			body.append(para(f'{name}: {", ".join(dict.fromkeys(fns))} '
-					 f'{TRANSFORMATION_TEXT[name]}.'))
-	kept = {}
+		if t in e.region.transformations:
+			groups.setdefault((e.pointer, tuple(e.recomputed)), []).append(e)
+	return list(groups.values())
+
+
+def details(entries: list[Entry]) -> list[str]:
+	"""What the conversion had to do beyond the scope, and why the result
+	behaves as the region did, one paragraph per kind, naming the code."""
+	paras = []
+	for group in _grouped(entries, 'rederive'):
+		e, many = group[0], len(group) > 1
+		names = _names(e.recomputed) if e.recomputed else 'pointers'
+		it = 'it' if len(e.recomputed) == 1 else 'them'
+		paras.append(
+			f'{_names(_fn(g) for g in group)} {"compute" if many else "computes"} {names} '
+			f'from {e.pointer or "the region pointer"} before the region.  The scope '
+			f'computes {it} again first thing, from its own {e.pointer or "pointer"}, so '
+			f'that the accesses through {it} use the checked (or masked) pointer too.')
+	for group in _grouped(entries, 'cursor'):
+		e, many = group[0], len(group) > 1
+		paras.append(
+			f'{_names(_fn(g) for g in group)} {"move" if many else "moves"} '
+			f'{"their" if many else "its"} pointer ({e.pointer or "the region pointer"}) '
+			"along the range, but the scope's copy of it is const: a cursor declared at "
+			"the top of the scope, starting at the scope's pointer, walks instead.")
+	for group in _grouped(entries, 'local-pointer'):
+		e = group[0]
+		paras.append(
+			f'{_names(_fn(g) for g in group)} began the region on '
+			f'{e.pointer or "an expression"}; the scope opens on a local pointer set to the '
+			'same value, as it needs a variable to shadow.')
+	checks: dict[str, list[Entry]] = {}
+	for e in (e for g in _grouped(entries, 'range-check') for e in g):
+		checks.setdefault(e.range_exit, []).append(e)
+	for exit_, group in checks.items():
+		fns, many = _names(_fn(e) for e in group), len(group) > 1
+		if exit_.startswith('the access '):
+			why = (f'{fns} {"access" if many else "accesses"} '
+			       f'{exit_[len("the access "):]}, at an index or an offset from '
+			       f'{group[0].pointer or "the pointer"}, and masking keeps out of the kernel '
+			       'only the accesses that start at the pointer and move up from it')
+		else:
+			why = (f'{fns} can leave the region early ({exit_}), and with a range that '
+			       'runs past the top of user space could do so before an access faults, '
+			       'returning that result where the open-coded begin failed the range check')
+		paras.append(f'The size of the range is known at run time only: {why}.  So '
+			     'access_ok() of the whole range stays in front of the '
+			     f'scope{"s" if many else ""}.')
+	for group in _grouped(entries, 'tail-out'):
+		paras.append(
+			f'{_names(_fn(g) for g in group)} ended the region early on one path and then '
+			'called code that must run with user access closed: that code now runs at a '
+			'label after the scope, which the scope leaves through.')
+	for group in _grouped(entries, 'invert-begin'):
+		paras.append(
+			f'{_names(_fn(g) for g in group)} tested the begin positively; the other branch '
+			'now runs at a label the scope jumps to when it refuses the pointer, followed '
+			'by the same return.')
+	labelled = [e for g in _grouped(entries, 'label') for e in g]
+	if labelled:
+		paras.append(
+			f'{_names(_fn(e) for e in labelled)} returned from a refused begin without a '
+			'label; the scope jumps to a new label at the end of the function that returns '
+			'the same value.')
+	kept: dict[str, str] = {}
 	for e in entries:
 		kept.update(e.kept_calls)
 	if kept:
-		listed = '; '.join(f'{call}() ({what})' for call, what in sorted(kept.items()))
-		body.append(para('The scope keeps the calls the region made, where it made them: '
-				 f'{listed}.  No call moves into a scope that was not in the region.'))
-	if any(mode_of(e.begin) == 'rw' and mode_of(e.scope) in ('read', 'write') for e in entries):
-		body.append(para(
-			'A region begun for reading and writing that only reads (or only '
-			'writes) through accessors it shows becomes a read (or write) '
-			'scope; where an access is out of sight (asm, a helper) the '
-			'scope keeps the mode of the begin.'))
-	if any(not e.begin.startswith('masked') for e in entries if e.begin):
-		body.append(para(
-			'Where the architecture supports masked user access, the scope masks '
-			'the pointer instead of checking it: a bad pointer makes the first '
-			'access fault and take the same fault path.  That first access lies '
-			'within the region\'s struct (for a size known at compile time, '
-			'which the checked begin of x86 does not check beyond the pointer '
-			'either), or the range is checked in front of the scope.'))
+		listed = ', '.join(f'{call}() ({what})' for call, what in sorted(kept.items()))
+		paras.append(f'The scope keeps the calls the region made, where it made them: '
+			     f'{listed}.')
+	narrowed = [e for e in entries if mode_of(e.begin) == 'rw' and
+		    mode_of(e.scope) in ('read', 'write')]
+	by_mode: dict[str, list[Entry]] = {}
+	for e in narrowed:
+		by_mode.setdefault(mode_of(e.scope), []).append(e)
+	for mode, group in by_mode.items():
+		many = len(group) > 1
+		paras.append(
+			f'{_names(_fn(e) for e in group)} began {"their regions" if many else "the region"} '
+			'for reading and writing but only '
+			f'{mode if many else MODE_WORDS[mode]}: the '
+			f'{"scopes open" if many else "scope opens"} for that alone.')
+	return [_para(p) for p in paras]
+
+
+def commit_message(prefix: str, files: list[str], entries: list[Entry],
+		   skipped: list[Entry], signoff: str, rules: str,
+		   masking: tuple[str, ...] = ('x86',)) -> str:
+	"""Subject and body of one conversion commit: what the regions did,
+	what the scopes change and where, what the conversion had to do and
+	why it is equivalent, what stays open-coded and why."""
+	functions = list(dict.fromkeys(e.region.function for e in entries))
+	subject = f'Convert {_names(f"{f}()" for f in functions)} to scoped user access'
+	if len(functions) > 2 or len(f'{prefix}: {subject}') > 75:
+		subject = SUBJECT
+	body = [what_paragraph(entries, files), runtime_paragraph(entries, files, masking),
+		*details(entries)]
 	if skipped:
-		left = ', '.join(sorted({f'{e.region.function}() ({e.reason})' for e in skipped}))
-		body.append(para(f'Left open-coded, as not proven safe to convert: {left}.'))
-	body.append(para(f'Generated with {rules} (spatch) and checked with the '
-			 'scoped_uaccess_*.cocci checker scripts.  No functional change intended.'))
-	subject = f'Convert {functions[0]}() to scoped user access' if len(functions) == 1 else SUBJECT
+		why: dict[str, list[str]] = {}
+		for e in skipped:
+			why.setdefault(_fn(e), []).append(e.region.text or e.reason)
+		left = '; '.join(f'{fn} ({", ".join(dict.fromkeys(t))})' for fn, t in why.items())
+		body.append(_para(f'Left open-coded: {left}.'))
+	body.append(_para(f'Converted with {rules} of scoped-uaccess.'))
 	return f'{prefix}: {subject}\n\n' + '\n\n'.join(body) + f'\n\nSigned-off-by: {signoff}\n'
 
 

@@ -60,6 +60,9 @@ class Region:
 	# Transformation data.
 	foreign: dict[str, int] = field(default_factory=dict)	# pointer -> line assigned from the begin's
 	cursor_after: bool = False	# the begin pointer is read after the region
+	# The early exit that makes the range check matter under masking
+	# (analysis.early_exit()): the changelog names it.
+	range_exit: str = ''
 
 	def skip(self, reason: str, text: str) -> 'Region':
 		self.tag, self.text = 'skip:' + reason, text

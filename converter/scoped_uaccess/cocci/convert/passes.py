@@ -225,6 +225,12 @@ def report_lines() -> list[str]:
 			r = edits.regions[key]
 			tag = r.tag + ''.join(f'+{t}' for t in r.needs) if r.converted else r.tag
 			text = r.text
+			if r.converted and r.pointer:
+				text += f'; on {r.pointer}'
+			if r.converted and r.foreign:
+				text += f'; recomputes {", ".join(sorted(r.foreign))}'
+			if r.converted and 'range-check' in r.needs and r.range_exit:
+				text += f'; range check for {r.range_exit}'
 			if r.converted and r.kept_calls:
 				text += '; keeps ' + ', '.join(f'{c}() ({calls.KEPT_TEXT[k]})'
 							      for c, k in sorted(r.kept_calls.items()))

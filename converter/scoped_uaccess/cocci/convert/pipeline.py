@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
 from scoped_uaccess.cocci import spatch
-from scoped_uaccess.cocci.convert import source
+from scoped_uaccess.cocci.convert import declarations, source
 from scoped_uaccess.cocci.convert.regions import Region, parse_regions
 from scoped_uaccess.core.command import Command, CommandResult, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed
@@ -122,6 +122,9 @@ def rewrite(runner: Runner, rules: Path, wt: Path, name: str, regions: list[Regi
 		if runner.dry_run:
 			break
 		drop_lone_semicolons(wt / name)
+		text = (wt / name).read_text(errors='replace')
+		if (tidied := declarations.scope_locals(text)) != text:
+			(wt / name).write_text(tidied)
 		left = [r for r in census(runner, rules, wt, name, env) if not r.skipped]
 		if not left:
 			break

@@ -60,6 +60,28 @@ class Entry:
 			return {}
 		return {c: w for c, w in re.findall(r'(\w+)\(\) \(([^)]*)\)', m.group(1))}
 
+	def _field(self, name: str) -> str:
+		"""`; NAME value` of the census text (passes.report_lines())."""
+		m = re.search(r'; %s (.*?)(?:; (?:on|recomputes|range check for|keeps) |$)' % name,
+			      self.region.text)
+		return m.group(1) if m else ''
+
+	@property
+	def pointer(self) -> str:
+		"""The pointer the region was begun on."""
+		return self._field('on')
+
+	@property
+	def recomputed(self) -> list[str]:
+		"""The pointers the scope computes again from its pointer (rederive)."""
+		return [n for n in self._field('recomputes').split(', ') if n]
+
+	@property
+	def range_exit(self) -> str:
+		"""The early exit for which access_ok() stays in front of the scope
+		(`; range check for goto done;` in the census text)."""
+		return self._field('range check for')
+
 	def as_dict(self) -> dict:
 		d = {'file': self.region.file, 'line': self.region.line,
 		     'function': self.region.function, 'status': self.status}

@@ -355,7 +355,8 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 			if not diff.strip() or not done:
 				continue
 			left = [e for name in group for e in entries[name] if e.status == 'skipped']
-			message = commit_message(prefix, group, done, left, signoff, request.rules.name)
+			message = commit_message(prefix, group, done, left, signoff, request.rules.name,
+						 treefacts.masking_arches(wt))
 			msg = staging / 'message'
 			msg.write_text(message)
 			# Debian's .gitignore ignores everything: -f.
@@ -396,7 +397,7 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 		by_subject = {}
 		for p in sorted(series.glob('*.patch')):
 			header = p.read_text().split('\n\n', 1)[0].replace('\n ', ' ')
-			m = re.search(r'^Subject: \[PATCH[^\]]*\] (.*?): Convert (?:\w+\(\) )?to scoped user access',
+			m = re.search(r'^Subject: \[PATCH[^\]]*\] (.*?): Convert (?:.*?\(\) )?to scoped user access',
 				      header, re.M)
 			if m:
 				by_subject[m.group(1)] = p.name

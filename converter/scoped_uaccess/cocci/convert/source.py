@@ -237,3 +237,21 @@ def identifier(text: str) -> bool:
 def uses(text: str, name: str) -> bool:
 	"""Whether name appears in text as an identifier (not a member name)."""
 	return re.search(r'(?<![\w.>])' + re.escape(name) + r'\b', strip_comments(text)) is not None
+
+
+def enclosing_conditional(lines: list[str], line: int, lo: int) -> Optional[str]:
+	"""The `#if...` line of the innermost preprocessor conditional that
+	line (1-based) lies in, looking back to line lo; '' when none, None
+	in an #else or #elif branch (no one line repeats that condition)."""
+	depth = 0
+	for i in range(line - 1, lo - 1, -1):
+		text = lines[i - 1].strip()
+		if re.match(r'#\s*endif\b', text):
+			depth += 1
+		elif re.match(r'#\s*if', text):
+			if depth == 0:
+				return text
+			depth -= 1
+		elif re.match(r'#\s*(else|elif)\b', text) and depth == 0:
+			return None
+	return ''

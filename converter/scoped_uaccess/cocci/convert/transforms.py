@@ -257,8 +257,9 @@ def rederive(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 	"""A pointer the accessors use was computed from the begin's pointer
 	before the region: computed again first thing in it, from the scope's
 	pointer, so that the mask covers it."""
-	texts = []
+	texts, guarded = [], []
 	stmts = ctx.facts.stmts.get(r.function, set())
+	tabs = '\t' * (source.indent(ctx.lines[r.stmt[0] - 1]) if r.stmt else 1)
 	for name, line in sorted(r.foreign.items(), key=lambda kv: kv[1]):
 		span = min((s for s in stmts if s[0] == line), default=None)
 		if span is None:
@@ -276,11 +277,20 @@ def rederive(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 			text = '\n'.join(line.rstrip() for line in text.split('\n'))
 		if text.count('(') != text.count(')'):
 			return False
-		texts.append(text)
+		guard = source.enclosing_conditional(ctx.lines, line, r.fn_range[0])
+		if guard is None:
+			return False
+		if guard:
+			# computed under #ifdef (tm_mctx of powerpc's signal_32.c):
+			# again under the same condition, before the others
+			guarded.append(f'{guard}\n{tabs}{text};\n#endif\n{tabs}')
+		else:
+			texts.append(text)
 	if not texts:
+		# the statement the rule adds ends with `;`: a guarded one alone
+		# would leave it after the #endif
 		return False
-	tabs = '\t' * (source.indent(ctx.lines[r.stmt[0] - 1]) if r.stmt else 1)
-	at[('after-if', _if_pos(r))] = f';\n{tabs}'.join(texts)
+	at[('after-if', _if_pos(r))] = ''.join(guarded) + f';\n{tabs}'.join(texts)
 	return True
 
 
