@@ -16,7 +16,7 @@ from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import EXIT_FINDINGS, EXIT_USAGE, Outcome, relative
 from scoped_uaccess.gates import make_test
-from scoped_uaccess.kernel import tree, worktree
+from scoped_uaccess.kernel import sources, tree, worktree
 from scoped_uaccess.kernel.tree import makefile_version
 
 FORMATS = ('text', 'json', 'sarif')
@@ -119,13 +119,15 @@ def _convert_request(args: argparse.Namespace, out: Path) -> ConvertRequest:
 
 def cmd_convert(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return convert_steps.convert_step(runner, convert_steps.ConvertStep(
-		_convert_request(args, args.out or convert_steps.CONVERT_OUT), patches=args.patches,
+		_convert_request(args, args.out or convert_steps.out_dir(args.tree)),
+		patches=args.patches or sources.patches_for(args.tree),
 		core=args.core, install=args.install, install_from=args.install_from))
 
 
 def cmd_convert_regen(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return convert_steps.regen_step(
-		runner, _convert_request(args, args.out or convert_steps.REGEN_OUT), args.patches)
+		runner, _convert_request(args, args.out or convert_steps.out_dir(args.tree, regen=True)),
+		args.patches or sources.patches_for(args.tree))
 
 
 def cmd_ship_checker(args: argparse.Namespace, runner: Runner) -> Outcome:
@@ -213,7 +215,7 @@ def _checker_options(p: argparse.ArgumentParser) -> None:
 
 
 def _convert_options(p: argparse.ArgumentParser) -> None:
-	p.add_argument('--patches', type=Path, default=paths.PATCHES,
+	p.add_argument('--patches', type=Path,
 		       help='directory with `series` (default: patches/)')
 	p.add_argument('--rules', type=Path, default=RULES,
 		       help=f'conversion rules (default: {relative(RULES)})')
