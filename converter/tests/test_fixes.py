@@ -7,7 +7,7 @@ from pathlib import Path
 
 from support import quiet_runner
 from test_tree import git
-from scoped_uaccess.gates import fixes, fixes_boot
+from scoped_uaccess.gates import current, fixes, fixes_boot
 from scoped_uaccess.kernel import sources
 
 CONSOLE = '''[    0.5] Run /init as init process
@@ -72,6 +72,35 @@ class PlanTest(unittest.TestCase):
 		self.assertEqual(['kernel/rseq.o'], plan['arm64'])
 		# 32-bit powerpc is configured for sstep.c: the generic object too.
 		self.assertEqual(['arch/powerpc/lib/sstep.o', 'kernel/rseq.o'], plan['powerpc32'])
+
+	def test_a_conversion_series_builds_where_validate_does(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			t = Path(tmp)
+			git(t, 'init', '-q')
+			touched = ['arch/x86/kernel/vm86_32.c', 'drivers/gpu/drm/i915/i915_query.c',
+				   'kernel/compat.c']
+			spread = fixes.objects_by_arch(quiet_runner(), t, touched)
+			plan = fixes.objects_by_arch(quiet_runner(), t, touched, spread=False)
+		# i386 has no CONFIG_COMPAT and i915 is x86-only: neither spreads.
+		self.assertEqual(['arch/x86/kernel/vm86_32.o'], plan['i386'])
+		self.assertEqual(['drivers/gpu/drm/i915/i915_query.o', 'kernel/compat.o'],
+				 plan['x86_64'])
+		self.assertEqual(['kernel/compat.o'], plan['arm64'])
+		self.assertIn('kernel/compat.o', spread['i386'])
+		self.assertNotIn('drivers/gpu/drm/i915/i915_query.o', spread['arm64'])
+
+	def test_another_version_is_made_without_the_committed_conversions(self) -> None:
+		committed = current.conversions_version(Path('build/linux-7.3'))
+		self.assertRegex(committed, r'^7\.3\.\d+$')
+		with tempfile.TemporaryDirectory() as tmp:
+			kdir = Path(tmp) / 'linux-7.3'
+			kdir.mkdir()
+			sublevel = int(committed.split('.')[2])
+			for n, why in ((sublevel, ''), (sublevel + 1, 'refresh them')):
+				(kdir / 'Makefile').write_text(
+					f'VERSION = 7\nPATCHLEVEL = 3\nSUBLEVEL = {n}\nEXTRAVERSION =\n')
+				self.assertIn(why, current.drift(kdir))
+				self.assertEqual(bool(why), bool(current.drift(kdir)))
 
 	def test_the_fixes_of_a_tree(self) -> None:
 		request = fixes.FixesRequest(Path('build/linux-7.3'))

@@ -139,6 +139,16 @@ class TreeTest(unittest.TestCase):
 		self.assertEqual(TreeState.PREFIX, self.state())
 		self.assertEqual(2, len(self.prepare().applied))
 
+	def test_the_first_patches_only(self) -> None:
+		# The 7.3 tree of another 7.3.x: the checker patch, not the conversions.
+		first = tree.prepare(self.runner, TreeRequest(self.kdir, self.patches,
+							      source=self.source, upto=1))
+		self.assertEqual(1, len(first.applied))
+		self.assertEqual(['lib: Add a2'], self.subjects())
+		self.assertIs(TreeState.UP_TO_DATE, tree.assess(self.runner, TreeRequest(
+			self.kdir, self.patches, source=self.source, upto=1)).state)
+		self.assertEqual(1, len(self.prepare().applied))
+
 	def test_dirty_is_refused_then_forced(self) -> None:
 		self.prepare()
 		head = self.head()

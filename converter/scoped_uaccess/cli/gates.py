@@ -9,9 +9,10 @@ from typing import Callable
 from scoped_uaccess.cli.kernel import add_accel, add_jobs
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
+from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome
-from scoped_uaccess.gates import (bisect, checkpatch, cross, faultsweep, fixes, fixes_boot, make_test,
-				  negative, sparse, sweep_mutation, validate)
+from scoped_uaccess.gates import (bisect, checkpatch, cross, current, faultsweep, fixes, fixes_boot,
+				  make_test, negative, sparse, sweep_mutation, validate)
 from scoped_uaccess.kernel import baseline, kbuild, tree, worktree
 from scoped_uaccess.kunit import sweep_boot
 from scoped_uaccess.kernel.qemu import AccelChoice
@@ -73,6 +74,10 @@ def cmd_faultsweep_mutate(args: argparse.Namespace, runner: Runner) -> Outcome:
 
 
 def cmd_fixes(args: argparse.Namespace, runner: Runner) -> Outcome:
+	if args.conversions:
+		if args.boot:
+			raise UsageError('--conversions and --boot together', 'give one of them')
+		return current.builds_step(runner, args.kdir, args.jobs)
 	request = fixes.FixesRequest(args.kdir, jobs=args.jobs)
 	if args.boot:
 		return fixes_boot.step(runner, request, install=args.install)
@@ -143,6 +148,8 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 		       'kernel with the tests of testcases/fixes/ (not part of make test)')
 	p.add_argument('--install', action='store_true', help='with --boot, write '
 		       'reports/linux-<version>/fixes.md')
+	p.add_argument('--conversions', action='store_true', help="instead, build KDIR's own "
+		       'series (its conversions) on the pristine tree, as gate builds-7.3 does')
 	add('unittest', cmd_unittest, "the Python unit tests and pyflakes", kdir=False)
 	p = add('test', cmd_test, 'every gate of `make test` in order, then a table of their '
 		'statuses and times')

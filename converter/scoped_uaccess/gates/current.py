@@ -1,24 +1,41 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make test on the current kernel: Debian's 7.3 tree, the checker's report of it, its fixes.
+"""make test on the current kernel: Debian's 7.3 tree, the checker's
+report of it, its fixes and its conversions.
 
 The tree is fetched and made as `make tree KDIR=build/linux-7.3` makes
-it (its series: the checker patch), and its patches pass checkpatch.
-The checker's report of it is written under build/results/ and must be
-complete: every finding triaged, in reports/linux-<version>/triage.json
-or carried from another report by its fingerprint; when Debian still
-serves the version the committed report is of, it must also have the
-same findings.  The fixes apply, pass checkpatch and build (fixes.py).
+it (its series: the checker patch, then the conversions), and its
+patches pass checkpatch.  The checker's report of the tree, and of the
+pristine tree, are written under build/results/ and must be complete:
+every finding triaged, in reports/linux-<version>/triage.json or
+carried from another report by its fingerprint; when Debian still
+serves the version the committed reports are of, they must also have
+the same findings.  The fixes and the conversions apply to the pristine
+tree and build cleanly (fixes.py), and the conversions regenerate
+identically.
+
+Debian's backports keep only the newest 7.3.x.  When the version served
+is not the one the committed conversions were generated on, the tree is
+made with the checker patch only, the conversions are generated afresh
+on it and those are built: the gates test the tool on the tree users
+have, and their summaries say that the committed series needs a
+refresh (`make convert-install KDIR=build/linux-7.3`).
 """
 
 from pathlib import Path
 
+from typing import Optional
+
 from scoped_uaccess.cocci import report
+from scoped_uaccess.cocci.convert import series as conversion_series
+from scoped_uaccess.cocci.convert import steps as convert_steps
+from scoped_uaccess.cocci.convert.run import ConvertRequest, default_worktree
 from scoped_uaccess.cocci.findings import findings_from_json
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
-from scoped_uaccess.core.outcome import Outcome
+from scoped_uaccess.core.errors import UsageError
+from scoped_uaccess.core.outcome import Outcome, relative
 from scoped_uaccess.gates import checkpatch, fixes
-from scoped_uaccess.kernel import kbuild, sources, tree
+from scoped_uaccess.kernel import kbuild, sources, tree, worktree
 
 KDIR = paths.BUILD / 'linux-7.3'
 # checkpatch asks whether MAINTAINERS needs an entry for every file a
@@ -27,32 +44,71 @@ KDIR = paths.BUILD / 'linux-7.3'
 CHECKPATCH_IGNORE = ('FILE_PATH_CHANGES',)
 
 
+def _version_key(version: str) -> tuple[int, ...]:
+	return tuple(int(n) for n in version.split('.'))
+
+
+def conversions_version(kdir: Path) -> Optional[str]:
+	"""The version the committed conversions of kdir's series were
+	generated on: that of the reports/linux-<series>.<n>/ holding a
+	conversion.json (the newest, should there be several)."""
+	series = sources.for_kdir(kdir).series
+	found = [d.name.removeprefix('linux-') for d in report.REPORTS.glob(f'linux-{series}.*')
+		 if (d / 'conversion.json').is_file()]
+	return max(found, key=_version_key, default=None)
+
+
+def drift(kdir: Path) -> str:
+	"""Why the tree is made without the committed conversions ('' when
+	they are of its version)."""
+	made_for = conversions_version(kdir)
+	version = tree.makefile_version(kdir)
+	if made_for is None or version is None or made_for == version:
+		return ''
+	return (f'the committed conversions are of {made_for}, Debian serves {version}; '
+		f'refresh them with `make convert-install KDIR={relative(kdir)}`')
+
+
+def _core(patches: Path) -> list[Path]:
+	return tree.read_series(patches)[:len(conversion_series.series_parts(patches).core)]
+
+
 def tree_step(runner: Runner, force: bool = False, kdir: Path = KDIR) -> Outcome:
 	"""The tree as make tree makes it, and checkpatch over its series."""
 	patches = sources.patches_for(kdir)
-	made = tree.step(runner, tree.TreeRequest(kdir, patches, force, sources.for_kdir(kdir)))
+	source = sources.for_kdir(kdir)
+	if not kdir.exists() and not runner.dry_run:
+		# Extracted first: its version decides how much of the series applies.
+		tree.step(runner, tree.TreeRequest(kdir, patches, force, source, upto=0))
+	moved = drift(kdir)
+	upto = len(_core(patches)) if moved else None
+	made = tree.step(runner, tree.TreeRequest(kdir, patches, force, source, upto))
 	if made.exit_status != 0 or runner.dry_run:
 		return made
 	checked = checkpatch.step(runner, kdir, patches, CHECKPATCH_IGNORE,
 				  name=f'checkpatch-{kdir.name}.txt')
-	summary = f'{made.summary}; checkpatch: {checked.summary}'
+	summary = f'{made.summary}; checkpatch: {checked.summary}' + (f'; {moved}' if moved else '')
 	return Outcome(checked.exit_status, summary)
 
 
-def report_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> Outcome:
-	"""The checker over the tree: every finding triaged, and the committed
-	report's findings when the version is the same."""
-	version = tree.kernel_version(kdir)
-	committed = report.REPORTS / f'linux-{version}'
+# reports/linux-<version>/ is the report of the tree with its series,
+# reports/linux-<version>/pristine/ that of the tree as Debian ships it;
+# both share the first one's triage.json.
+PRISTINE = 'pristine'
+
+
+def _report(runner: Runner, kdir: Path, committed: Path, triage: Path,
+	    out: Path, jobs: int) -> tuple[str, list[str]]:
+	"""The checker over one tree: a summary, and the problems with the
+	report (compared with committed/findings.json when there is one)."""
 	result = report.run_report(runner, report.ReportRequest(
-		kdir, out=paths.RESULTS / 'report-check' / f'linux-{version}',
-		triage=committed / 'triage.json', jobs=jobs), runner.say)
+		kdir, out=out, triage=triage, jobs=jobs), runner.say)
 	if runner.dry_run:
-		return Outcome.ok('dry run')
+		return 'dry run', []
 	carried = sum(1 for f in result.check.findings
 		      if f.id in result.triage and result.triage[f.id].carried)
-	summary = (f'Linux {version}: {len(result.check.findings)} finding(s) in '
-		   f'{len(result.check.files)} files, {carried} triaged by another report')
+	summary = (f'{len(result.check.findings)} finding(s) in {len(result.check.files)} files, '
+		   f'{carried} triaged by another report')
 	problems = []
 	if result.untriaged:
 		problems.append(f'{len(result.untriaged)} not triaged: {", ".join(result.untriaged[:5])}')
@@ -64,11 +120,32 @@ def report_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> O
 		want = {f.id for f in findings_from_json((committed / 'findings.json').read_text())}
 		have = {f.id for f in result.check.findings}
 		if want != have:
-			problems.append(f'not the findings of {committed.relative_to(paths.REPO)}: '
+			problems.append(f'not the findings of {relative(committed)}: '
 					f'{len(have - want)} new, {len(want - have)} gone '
 					f'({", ".join(sorted(have ^ want)[:4])})')
-	else:
-		summary += f'; Debian serves {version}, the committed report is of another version'
+	return summary, problems
+
+
+def report_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> Outcome:
+	"""The checker over the tree and over its pristine baseline: every
+	finding triaged, and the committed reports' findings when the version
+	is the same."""
+	version = tree.kernel_version(kdir)
+	committed = report.REPORTS / f'linux-{version}'
+	out = paths.RESULTS / 'report-check' / f'linux-{version}'
+	pristine = worktree.worktree(runner, kdir, paths.BUILD / f'wt-baseline-{sources.for_kdir(kdir).series}',
+				     tree.BASELINE_TAG)
+	parts, problems = [], []
+	for name, srctree, where, to in (('with the series', kdir, committed, out),
+					 (PRISTINE, pristine, committed / PRISTINE, out / PRISTINE)):
+		summary, found = _report(runner, srctree, where, committed / 'triage.json', to, jobs)
+		parts.append(f'{name}: {summary}')
+		problems += [f'{name}: {p}' for p in found]
+	if runner.dry_run:
+		return Outcome.ok('dry run')
+	summary = f'Linux {version}: ' + '; '.join(parts)
+	if not (committed / 'findings.json').is_file():
+		summary += f'; Debian serves {version}, the committed reports are of another version'
 	if problems:
 		return Outcome.findings('; '.join([summary, *problems]))
 	return Outcome.ok(summary)
@@ -76,3 +153,35 @@ def report_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> O
 
 def fixes_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> Outcome:
 	return fixes.step(runner, fixes.FixesRequest(kdir, jobs=jobs))
+
+
+def regen_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> Outcome:
+	"""The conversions regenerated on the tree's checker commit: the
+	committed series exactly, or, on another 7.3.x, a series that the
+	builds gate then builds."""
+	patches = sources.patches_for(kdir)
+	request = ConvertRequest(tree=kdir, out=convert_steps.out_dir(kdir, regen=True),
+				 worktree=default_worktree(kdir), jobs=jobs)
+	moved = drift(kdir)
+	if not moved:
+		return convert_steps.regen_step(runner, request, patches)
+	made = convert_steps.convert_step(runner, convert_steps.ConvertStep(
+		request, patches=patches, core=True))
+	return Outcome(made.exit_status, f'{made.summary}; {moved}')
+
+
+def builds_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> Outcome:
+	"""The conversions on the pristine tree, built for their architectures
+	(those regenerated by regen_step when the committed ones are of
+	another version)."""
+	series: tuple[Path, ...] = ()
+	if drift(kdir):
+		out = convert_steps.out_dir(kdir, regen=True)
+		regenerated = sorted(out.glob('*.patch'))
+		if not regenerated:
+			raise UsageError(f'{relative(out)} holds no conversion of {relative(kdir)}',
+					 'run the convert-regen-7.3 gate (make convert-regen '
+					 f'KDIR={relative(kdir)}) first')
+		series = (*_core(sources.patches_for(kdir)), *regenerated)
+	return fixes.step(runner, fixes.FixesRequest(kdir, jobs=jobs, kind=fixes.CONVERSIONS,
+						     series=series))

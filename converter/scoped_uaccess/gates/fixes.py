@@ -1,14 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The fixes of a tree (patches/linux-7.3/fixes/): they apply, are checkpatch clean, build.
+"""A tree's fixes, and its conversions: they apply to the pristine tree and build cleanly.
 
 The fix patches are upstream patches for bugs the checker found in a
 tree (reports/linux-<version>/triage.json says which).  Each applies
 with git am on the pristine tree (tag `baseline`) in a scratch worktree,
-build/wt-fixes-<series>; checkpatch --strict finds no error or warning
+build/wt-apply-<series>; checkpatch --strict finds no error or warning
 (save the commit ids of Fixes: tags, which a Debian tarball without
 history cannot resolve); and every file a fix touches is compiled, with
 sparse, for the architectures it is built on, where a warning fails
 unless the pristine tree gives the same one.
+
+The conversions of the tree's own series (patches/linux-7.3/series) are
+built the same way, for every architecture that builds a file they
+touch (kind CONVERSIONS; checkpatch runs over them in the tree-7.3
+gate).
 
 `fixes --boot` then shows what the fixes change at run time: a ppc64le
 kernel of the pristine tree and one of the fixed tree each boot the
@@ -29,6 +34,7 @@ from scoped_uaccess.kernel import kbuild, sources, tree, worktree
 from scoped_uaccess.kernel.kbuild import Diagnostic
 
 FIXES = 'fixes'
+CONVERSIONS = 'conversions'
 # The Fixes: tags name mainline commits; the tree is a Debian tarball
 # committed as one commit, so checkpatch cannot look them up.
 CHECKPATCH_IGNORE = ('UNKNOWN_COMMIT_ID',)
@@ -36,8 +42,14 @@ CHECKPATCH_IGNORE = ('UNKNOWN_COMMIT_ID',)
 
 @dataclass(frozen=True)
 class FixesRequest:
+	"""A series of a tree applied to its pristine baseline and built: the
+	fixes (patches/linux-<x.y>/fixes/series), or the tree's own series,
+	whose conversions are then built for their architectures (the
+	series' checker patch compiles nothing)."""
 	kdir: Path
 	jobs: int = kbuild.JOBS
+	kind: str = FIXES
+	series: tuple[Path, ...] = ()	# the patches to apply, when not patches/series
 
 	@property
 	def source(self) -> sources.KernelSource:
@@ -45,14 +57,17 @@ class FixesRequest:
 
 	@property
 	def patches(self) -> Path:
-		return sources.patches_for(self.kdir) / FIXES
+		top = sources.patches_for(self.kdir)
+		return top / FIXES if self.kind == FIXES else top
 
+	# The fixes and the conversions share the worktree and the build
+	# directories: the second gate rebuilds only the objects it touches.
 	@property
 	def worktree(self) -> Path:
-		return paths.BUILD / f'wt-fixes-{self.source.series}'
+		return paths.BUILD / f'wt-apply-{self.source.series}'
 
 	def build_dir(self, arch: str) -> Path:
-		return paths.OUT / f'fixes-{self.source.series}-{arch}'
+		return paths.OUT / f'apply-{self.source.series}-{arch}'
 
 
 @dataclass
@@ -78,8 +93,8 @@ class FixesResult:
 
 	@property
 	def passed(self) -> bool:
-		return bool(self.checkpatch and self.checkpatch.exit_status == 0 and
-			    all(b.passed for b in self.builds))
+		return (self.checkpatch is None or self.checkpatch.exit_status == 0) and \
+			all(b.passed for b in self.builds)
 
 
 def _git(cwd: Path, *args: str, mutates: bool = False) -> Command:
@@ -89,15 +104,15 @@ def _git(cwd: Path, *args: str, mutates: bool = False) -> Command:
 def apply(runner: Runner, request: FixesRequest) -> tuple[Path, list[str]]:
 	"""The scratch worktree at baseline with the fixes applied by git am;
 	the patch names.  A patch that does not apply is a TreeStateError."""
-	series = tree.read_series(request.patches)
+	series = list(request.series) or tree.read_series(request.patches)
 	if not series:
-		raise UsageError(f'{relative(request.patches)}/series lists no fix',
-				 'add the fix patches and their series')
+		raise UsageError(f'{relative(request.patches)}/series lists no patch',
+				 'add the patches and their series')
 	tree.require_baseline(runner, request.kdir)
 	wt = worktree.worktree(runner, request.kdir, request.worktree, tree.BASELINE_TAG,
 			       scratch=True)
 	for patch in series:
-		runner.say(f'fixes: applying {patch.name}')
+		runner.say(f'{request.kind}: applying {patch.name}')
 		try:
 			runner.run(_git(wt, '-c', 'commit.gpgsign=false', 'am', '--quiet',
 					str(patch.resolve()), mutates=True), Output.CAPTURE)
@@ -116,9 +131,15 @@ def header_users(runner: Runner, srctree: Path, header: str) -> list[str]:
 	return sorted(run.output.split())
 
 
-def objects_by_arch(runner: Runner, srctree: Path, touched: list[str]) -> dict[str, list[str]]:
+def objects_by_arch(runner: Runner, srctree: Path, touched: list[str],
+		    spread: bool = True) -> dict[str, list[str]]:
 	"""What to build where: a C file as its object, a header through the C
-	files that include it; each for validate's architectures of its path."""
+	files that include it; each for validate's architectures of its path.
+	With spread, an object no architecture owns also builds on every
+	other architecture in the plan (a fix is a few files: the extra
+	objects are cheap there); a conversion series builds each object
+	only where validate would, since a generic file such as
+	kernel/compat.c is not built by every configuration."""
 	plan: dict[str, set[str]] = collections.defaultdict(set)
 	generic: set[str] = set()
 	for path in touched:
@@ -131,10 +152,11 @@ def objects_by_arch(runner: Runner, srctree: Path, touched: list[str]) -> dict[s
 		for arch in validate.arch_of(path):
 			plan[arch].update(s[:-2] + '.o' for s in sources_
 					  if not s.startswith('arch/') or arch in validate.arch_of(s))
-		generic.update(s[:-2] + '.o' for s in sources_ if not s.startswith('arch/'))
+		generic.update(s[:-2] + '.o' for s in sources_
+			       if validate.arch_of(s) == list(validate.GENERIC_ARCHES))
 	# A generic object also builds where another fix configured a tree
 	# anyway (32-bit powerpc for a generic header): no extra prepare.
-	for arch in plan:
+	for arch in plan if spread else ():
 		plan[arch] |= generic
 	return {a: sorted(plan[a]) for a in validate.ARCHES if plan.get(a)}
 
@@ -174,13 +196,16 @@ def run_fixes(runner: Runner, request: FixesRequest) -> FixesResult:
 	result = FixesResult()
 	wt, result.applied = apply(runner, request)
 	result.commit = worktree.head(runner, wt)
-	result.checkpatch = checkpatch.step(runner, wt, request.patches, CHECKPATCH_IGNORE,
-					    name=f'fixes-{request.source.series}-checkpatch.txt')
+	if request.kind == FIXES:
+		result.checkpatch = checkpatch.step(
+			runner, wt, request.patches, CHECKPATCH_IGNORE,
+			name=f'{request.kind}-{request.source.series}-checkpatch.txt')
 	result.touched = worktree.changed_files(runner, wt, tree.BASELINE_TAG)
-	for arch, objects in objects_by_arch(runner, wt, result.touched).items():
-		runner.say(f'fixes: {arch}: {" ".join(objects)}')
+	plan = objects_by_arch(runner, wt, result.touched, spread=request.kind == FIXES)
+	for arch, objects in plan.items():
+		runner.say(f'{request.kind}: {arch}: {" ".join(objects)}')
 		build = build_arch(runner, request, wt, arch, objects, result.touched)
-		runner.say(f'fixes: {arch}: {"PASS" if build.passed else "FAIL"}')
+		runner.say(f'{request.kind}: {arch}: {"PASS" if build.passed else "FAIL"}')
 		for line in [*build.problems, *map(str, build.new)]:
 			runner.say(f'  {line}')
 		result.builds.append(build)
@@ -204,12 +229,14 @@ def step(runner: Runner, request: FixesRequest) -> Outcome:
 	result = run_fixes(runner, request)
 	if runner.dry_run:
 		return Outcome.ok('dry run')
-	details = written(paths.RESULTS / f'fixes-{request.source.series}.txt', report(result))
+	details = written(paths.RESULTS / f'{request.kind}-{request.source.series}.txt',
+			  report(result))
 	failed = [b.arch for b in result.builds if not b.passed]
-	summary = (f'{len(result.applied)} fix(es) apply to {request.source.describe()}; '
-		   f'{result.checkpatch.summary if result.checkpatch else ""}; '
-		   f'{len(result.builds) - len(failed)} of {len(result.builds)} architectures build '
-		   f'{sum(len(b.objects) for b in result.builds)} objects cleanly (details: {details})')
+	summary = (f'{len(result.applied)} patch(es) apply to {request.source.describe()}; '
+		   + (f'{result.checkpatch.summary}; ' if result.checkpatch else '')
+		   + f'{len(result.builds) - len(failed)} of {len(result.builds)} architectures '
+		   f'build {sum(len(b.objects) for b in result.builds)} objects cleanly '
+		   f'(details: {details})')
 	if not result.passed:
 		return Outcome.findings(summary + (f'; failed: {", ".join(failed)}' if failed else ''))
 	return Outcome.ok(summary)

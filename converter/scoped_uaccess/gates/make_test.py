@@ -116,6 +116,12 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 		Gate('fixes-7.3', "7.3's fix patches do not apply, are not checkpatch clean or do "
 		     'not build cleanly', lambda: current.fixes_step(runner, jobs=o.jobs),
 		     needs=('tree-7.3',)),
+		Gate('convert-regen-7.3', "regenerating 7.3's conversions does not give "
+		     'patches/linux-7.3/', lambda: current.regen_step(runner, jobs=o.jobs),
+		     needs=('tree-7.3',)),
+		Gate('builds-7.3', "7.3's conversions do not apply to the pristine tree or do not "
+		     'build cleanly for their architectures',
+		     lambda: current.builds_step(runner, jobs=o.jobs), needs=('tree-7.3',)),
 		*kunit,
 		Gate('negative', 'negative compile tests did not behave',
 		     lambda: negative.step(runner, paths.kunit_build_dir('gcc')), needs=('tree',)),

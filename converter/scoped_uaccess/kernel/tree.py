@@ -58,6 +58,10 @@ class TreeRequest:
 	patches: Path		# directory holding `series` and the patch files
 	force: bool = False
 	source: KernelSource = sources.DEFAULT
+	upto: Optional[int] = None	# only the first patches of the series
+
+	def series(self) -> list[Path]:
+		return read_series(self.patches)[:self.upto]
 
 
 @dataclass
@@ -178,7 +182,7 @@ def assess(runner: Runner, request: TreeRequest) -> TreeAssessment:
 				      BASELINE_TAG, 'HEAD')):
 		return TreeAssessment(TreeState.DIVERGED,
 				      detail=f'HEAD does not descend from `{BASELINE_TAG}`')
-	series = read_series(request.patches)
+	series = request.series()
 	matched, commits = matching_prefix(runner, kdir, series)
 	if matched == commits == len(series):
 		return TreeAssessment(TreeState.UP_TO_DATE, applied=matched)
@@ -239,7 +243,7 @@ def applied_trees(runner: Runner, kdir: Path, series: list[Path]) -> list[str]:
 
 def prepare(runner: Runner, request: TreeRequest) -> TreeResult:
 	"""Brings KDIR to baseline + patches/series, refusing to discard work."""
-	series = read_series(request.patches)
+	series = request.series()
 	before = assess(runner, request)
 	result = TreeResult(before=before, series_length=len(series))
 	state = before.state
