@@ -20,13 +20,14 @@ class ReportTest(unittest.TestCase):
 		conv = console('x86_64-converted.log')
 		ppc = console('ppc64le-converted.log')
 		diffs = sweep_records.compare(console('x86_64-baseline.log'), conv)
+		as_hole = [('recvmsg.creds', 'x86_64', f'top:{n}') for n in (24, 20, 16, 12, 8)]
 		conversion = json.loads((SWEEP / 'conversion.json').read_text())
 		targets = [{'target': 'x86_64', 'archs': ['x86_64', 'i386'],
 			    'config': 'testcases/kernel/x86_64.config', 'kuap': False, 'kuap_on': False,
 			    'records': {'x86_64': 34, 'i386': 15}, 'differences': 5, 'problems': []}]
 		return sweep_report.report_data('6.12.118', ('baseline + 8 commits', 'baseline + 18 commits'), targets,
 						{'x86_64': conv, 'i386': conv, 'ppc64le': ppc}, diffs,
-						conversion)
+						as_hole, conversion)
 
 	def test_one_entry_per_path_and_arch(self) -> None:
 		paths_ = self.data()['paths']
@@ -36,6 +37,11 @@ class ReportTest(unittest.TestCase):
 		self.assertEqual(['net/core/scm.c:put_cmsg'], creds['regions'])
 		readdir = next(e for e in paths_ if e['path'] == 'readdir' and e['arch'] == 'x86_64')
 		self.assertEqual((0, 'no-readdir-syscall'), (readdir['positions'], readdir['skipped']))
+
+	def test_top_positions_faulting_as_at_a_hole_get_a_section(self) -> None:
+		text = sweep_report.render_markdown(self.data())
+		self.assertIn('## The top of user space under masking', text)
+		self.assertIn('| recvmsg.creds | x86_64 | 5 | top:8 to top:24 |', text)
 
 	def test_regions_reached_and_why_not(self) -> None:
 		regions = {f'{r["file"]}:{r["function"]}': r for r in self.data()['regions']}

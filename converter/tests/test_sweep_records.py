@@ -105,6 +105,21 @@ class CompareTest(unittest.TestCase):
 		self.assertEqual(['readdir x86_64, -, skip: baseline no-readdir-syscall, converted other'],
 				 [str(d) for d in sweep_records.compare(base, skipped)])
 
+	def test_a_masked_top_position_that_faults_as_at_a_hole_is_accepted(self) -> None:
+		base, conv = console('x86_64-baseline.log'), console('x86_64-converted.log')
+		tops = [('recvmsg.creds', 'x86_64', f'top:{n}') for n in (24, 20, 16, 12, 8)]
+		self.assertEqual(tops, sweep_records.top_as_hole(base, conv, ('x86_64', 'i386')))
+		self.assertEqual([], sweep_records.top_as_hole(base, conv, ('i386',)))
+		self.assertEqual([], sweep_records.compare(base, conv, None, tops))
+		# Anything else at a top position stays a difference.
+		other = edited('x86_64-converted.log', r'^# sweep recvmsg.creds x86_64 pos=top:24 .*$',
+			       '# sweep recvmsg.creds x86_64 pos=top:24 ret=1 errno=0 data=G5x '
+			       'state=flags=0,clen=0')
+		accepted = sweep_records.top_as_hole(base, other, ('x86_64',))
+		self.assertEqual(tops[1:], accepted)
+		self.assertEqual(['recvmsg.creds x86_64, top:24, data: baseline .6, converted G5x'],
+				 [str(d) for d in sweep_records.compare(base, other, None, accepted)])
+
 	def test_archs_restrict_the_comparison(self) -> None:
 		diffs = sweep_records.compare(console('x86_64-baseline.log'),
 					      console('x86_64-converted.log'), ('i386',))

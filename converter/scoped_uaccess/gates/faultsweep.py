@@ -28,7 +28,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, format_seconds, relative, written
-from scoped_uaccess.kernel import baseline, kbuild, tree
+from scoped_uaccess.kernel import baseline, kbuild, tree, treefacts
 from scoped_uaccess.kernel.qemu import ACCELERATORS, AccelChoice, choose_accelerator
 from scoped_uaccess.kernel.toolchains import GCC
 from scoped_uaccess.kunit import sweep_boot, sweep_records, userspace
@@ -73,6 +73,9 @@ class TargetResult:
 	target: SweepTarget
 	consoles: dict[str, SweepConsole] = field(default_factory=dict)
 	differences: list[Difference] = field(default_factory=list)
+	# Top-walk positions where the masking kernel faults as at a hole
+	# (sweep_records.top_as_hole()): reported, not differences.
+	as_hole: list[tuple[str, str, str]] = field(default_factory=list)
 	problems: list[str] = field(default_factory=list)
 	build_seconds: dict[str, float] = field(default_factory=dict)
 	boot_seconds: dict[str, float] = field(default_factory=dict)
@@ -87,8 +90,19 @@ class TargetResult:
 		counts = ', '.join(f'{arch} {sum(1 for r in console.records.values() if r.arch == arch)}'
 				   for arch in self.target.record_archs) if console else 'no records'
 		kuap = '; KUAP on' if self.target.kuap and console and console.kuap_on else ''
+		as_hole = (f', {len(self.as_hole)} top position(s) faulting as at a hole (masked)'
+			   if self.as_hole else '')
 		return (f'{self.target.name}: {counts} records{kuap}, {len(self.differences)} '
-			f'difference(s), {len(self.problems)} problem(s)')
+			f'difference(s){as_hole}, {len(self.problems)} problem(s)')
+
+	def compare(self, masking: tuple[str, ...]) -> None:
+		"""The differences of the two consoles; masking: the kernel
+		architectures that mask user pointers (treefacts.masking_arches())."""
+		base, conv = self.consoles['baseline'], self.consoles['converted']
+		archs = self.target.record_archs
+		if self.target.kernel.srcarch in masking:
+			self.as_hole = sweep_records.top_as_hole(base, conv, archs)
+		self.differences = sweep_records.compare(base, conv, archs, self.as_hole)
 
 
 @dataclass
@@ -182,8 +196,7 @@ def run_target(runner: Runner, t: SweepTarget, request: FaultsweepRequest) -> Ta
 		if not runner.dry_run:
 			result.problems += [f'{k.side}: {p}' for p in booted.problems(t)]
 	if not runner.dry_run:
-		result.differences = sweep_records.compare(result.consoles['baseline'],
-							   result.consoles['converted'], t.record_archs)
+		result.compare(treefacts.masking_arches(request.converted_tree))
 	return result
 
 
@@ -223,6 +236,7 @@ def report(result: SweepResult) -> str:
 					     f'{tr.boot_seconds.get(side, 0):.0f} s ({tr.accelerator})')
 		lines += [f'  {p}' for p in tr.problems]
 		lines += [f'  differs: {d}' for d in tr.differences]
+		lines += [f'  faults as at a hole (masked): {" ".join(k)}' for k in tr.as_hole]
 	lines.append(f'verdict: {"PASS" if result.passed else "FAIL"}')
 	for tr in result.targets:
 		console = tr.consoles.get('converted')
@@ -255,7 +269,7 @@ def summary_data(result: SweepResult) -> dict:
 	} for tr in result.targets]}
 
 
-def from_logs(results: Path, targets: tuple[str, ...]) -> SweepResult:
+def from_logs(results: Path, targets: tuple[str, ...], masking: tuple[str, ...]) -> SweepResult:
 	"""A sweep's result again from the consoles it kept: no build, no boot."""
 	result = SweepResult()
 	for name in targets:
@@ -267,8 +281,7 @@ def from_logs(results: Path, targets: tuple[str, ...]) -> SweepResult:
 			tr.consoles[side] = sweep_boot.parse_log(log)
 			tr.problems += [f'{side}: {p}' for p in
 					tr.consoles[side].problems(tr.target.record_archs, tr.target.kuap)]
-		tr.differences = sweep_records.compare(tr.consoles['baseline'], tr.consoles['converted'],
-						       tr.target.record_archs)
+		tr.compare(masking)
 		result.targets.append(tr)
 	return result
 
@@ -288,6 +301,7 @@ def write_report(runner: Runner, result: SweepResult, out: Path, converted_tree:
 	conversion_file = out / 'conversion.json'
 	conversion = json.loads(conversion_file.read_text()) if conversion_file.is_file() else None
 	targets, consoles, diffs = [], {}, []
+	as_hole: list[tuple[str, str, str]] = []
 	for tr in result.targets:
 		before, conv = tr.consoles['baseline'], tr.consoles['converted']
 		targets.append({
@@ -296,11 +310,13 @@ def write_report(runner: Runner, result: SweepResult, out: Path, converted_tree:
 			'kuap_on': before.kuap_on and conv.kuap_on,
 			'records': {a: sum(1 for r in conv.records.values() if r.arch == a)
 				    for a in tr.target.record_archs},
-			'differences': len(tr.differences), 'problems': tr.problems})
+			'differences': len(tr.differences), 'as_hole': len(tr.as_hole),
+			'problems': tr.problems})
 		consoles.update({a: conv for a in tr.target.record_archs})
 		diffs += tr.differences
+		as_hole += tr.as_hole
 	data = sweep_report.report_data(version, kernels_description(runner, converted_tree, base),
-					targets, consoles, diffs, conversion)
+					targets, consoles, diffs, as_hole, conversion)
 	return [written(out / 'faultsweep.json', sweep_report.render_json(data)),
 		written(out / 'faultsweep.md', sweep_report.render_markdown(data))]
 
@@ -310,7 +326,8 @@ def step(runner: Runner, request: FaultsweepRequest) -> Outcome:
 	with report_dir, the report too (written when the sweep fails as well:
 	it shows the differences)."""
 	if request.from_logs:
-		result = from_logs(request.results, request.targets)
+		result = from_logs(request.results, request.targets,
+				   treefacts.masking_arches(request.converted_tree))
 	else:
 		result = run_sweep(runner, request)
 		if runner.dry_run:

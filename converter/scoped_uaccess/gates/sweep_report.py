@@ -92,7 +92,8 @@ def why_unreached(region: Region) -> str:
 	return UNREACHED[max(keys, key=len)]
 
 
-def path_entries(consoles: dict[str, SweepConsole], diffs: list[Difference]) -> list[dict]:
+def path_entries(consoles: dict[str, SweepConsole], diffs: list[Difference],
+		 as_hole: list[tuple[str, str, str]]) -> list[dict]:
 	"""One entry per path and arch, from the converted kernels' consoles
 	(arch -> console), in the program's order."""
 	entries = []
@@ -105,7 +106,9 @@ def path_entries(consoles: dict[str, SweepConsole], diffs: list[Difference]) -> 
 			else:
 				count = console.counts.get((path, a))
 				entry['positions'] = count.positions if count else len(console.records_of(path, a))
-			entry.update(differences=len(mine), regions=list(console.regions.get((path, a), ())),
+			entry.update(differences=len(mine),
+				     as_hole=[k[2] for k in as_hole if k[:2] == (path, a)],
+				     regions=list(console.regions.get((path, a), ())),
 				     details=mine)
 			entries.append(entry)
 	return entries
@@ -113,10 +116,10 @@ def path_entries(consoles: dict[str, SweepConsole], diffs: list[Difference]) -> 
 
 def report_data(version: str, kernels: tuple[str, str], targets: list[dict],
 		consoles: dict[str, SweepConsole], diffs: list[Difference],
-		conversion: Optional[dict]) -> dict:
+		as_hole: list[tuple[str, str, str]], conversion: Optional[dict]) -> dict:
 	"""The content of faultsweep.json.  targets: per target its name,
 	archs, configuration, whether KUAP is required and was on, problems."""
-	paths = path_entries(consoles, diffs)
+	paths = path_entries(consoles, diffs, as_hole)
 	reached: dict[str, list[str]] = {}
 	for e in paths:
 		for name in e['regions']:
@@ -159,6 +162,12 @@ def _regions(entries: list[dict]) -> str:
 			 for regions, archs in groups.items())
 
 
+def _span(positions: list[str]) -> str:
+	"""The smallest and the largest of top positions."""
+	ns = sorted(int(p.split(':')[1]) for p in positions)
+	return f'top:{ns[0]}' if len(ns) == 1 else f'top:{ns[0]} to top:{ns[-1]}'
+
+
 def render_markdown(data: dict) -> str:
 	archs = list(dict.fromkeys(e['arch'] for e in data['paths']))
 	by_path: dict[str, dict[str, dict]] = {}
@@ -193,6 +202,24 @@ def render_markdown(data: dict) -> str:
 	details = [d for e in data['paths'] for d in e['details']]
 	out += ['', '## Differences', '']
 	out += [f'    {d}' for d in details] if details else ['None.']
+	holes = [e for e in data['paths'] if e.get('as_hole')]
+	out += ['', '## The top of user space under masking', '']
+	if holes:
+		out += ['Where the kernel masks user pointers, a scope does not check the range '
+			'of the object: one that starts below the top of user space and runs past '
+			'it is no longer refused before the first access, the accesses below the top '
+			'are made and the first one past it faults on the guard page.  At these top '
+			'positions the converted kernel differs from the baseline and gives, field '
+			'for field, the baseline\'s record of the hole walk at the same position: the '
+			'call does what it does for an object that runs into any unmapped page (the '
+			'records compared, not described, by `sweep_records.top_as_hole()`).  x86\'s '
+			'access_ok() checks only the start for a constant size up to a page, so only '
+			'regions with a run-time size show it; the changelogs of their patches say so.', '',
+			'| path | arch | positions | from, to |', '|---|---|---|---|']
+		out += [f'| {e["path"]} | {e["arch"]} | {len(e["as_hole"])} | {_span(e["as_hole"])} |'
+			for e in holes]
+	else:
+		out.append('None: every top position gives the baseline\'s record.')
 	out += ['', '## Regions of the tree and the paths that reach them', '',
 		'The regions the series converts (by hand in the core series, or generated), '
 		'then the open-coded ones the converter lists; a region is named by file and '

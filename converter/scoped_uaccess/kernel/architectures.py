@@ -37,6 +37,12 @@ class Arch:
 	user_cflags: tuple[str, ...] = ()	# userspace programs: compiler flags
 
 	@property
+	def srcarch(self) -> str:
+		"""The directory under arch/ (kbuild's SRCARCH): ARCH=x86_64 and
+		ARCH=i386 build arch/x86."""
+		return 'x86' if self.kernel_arch in ('x86_64', 'i386') else self.kernel_arch
+
+	@property
 	def gcc(self) -> str:
 		return f'{self.cross_compile}gcc'
 

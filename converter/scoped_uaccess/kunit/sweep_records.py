@@ -173,12 +173,44 @@ class Difference:
 ABSENT = '(absent)'
 
 
+def top_as_hole(baseline: SweepConsole, converted: SweepConsole,
+		archs: Iterable[str]) -> list[tuple[str, str, str]]:
+	"""The top-walk positions (path, arch, pos) of archs where the converted
+	kernel differs from the baseline and gives, field for field, the
+	baseline's record of the hole walk at the same position.
+
+	Where the kernel masks user pointers (archs: the binaries of such a
+	kernel), a scope does not check the range: an object that starts below
+	the top of user space and runs past it is no longer refused before the
+	first access; the accesses below the top are made and the first one
+	past it faults on the guard page there (x86-64: the page below
+	TASK_SIZE_MAX, never mapped), exactly as at any unmapped page, which
+	is what the hole walk records.  x86's access_ok() already checks only
+	the start for a constant size up to a page, so only regions with a
+	run-time size change.  Anything else a top position does stays a
+	difference."""
+	found = []
+	for key in converted.records:
+		path, arch, pos = key
+		if arch not in archs or not pos.startswith('top:'):
+			continue
+		b, c = baseline.records.get(key), converted.records[key]
+		hole = baseline.records.get((path, arch, 'hole:' + pos[len('top:'):]))
+		if b is not None and hole is not None and b != c and \
+		   all(getattr(c, name) == getattr(hole, name) for name in FIELDS):
+			found.append(key)
+	return found
+
+
 def compare(baseline: SweepConsole, converted: SweepConsole,
-	    archs: Optional[Iterable[str]] = None) -> list[Difference]:
+	    archs: Optional[Iterable[str]] = None,
+	    accepted: Iterable[tuple[str, str, str]] = ()) -> list[Difference]:
 	"""Every field that differs, record by record, in the baseline's order
 	(then records only the converted kernel printed); a path skipped on one
-	side only is one difference."""
+	side only is one difference.  accepted: positions not compared (those
+	of top_as_hole())."""
 	wanted = set(archs) if archs is not None else None
+	skipped = set(accepted)
 	diffs = []
 	for key in dict.fromkeys((*baseline.skips, *converted.skips)):
 		if wanted is not None and key[1] not in wanted:
@@ -187,7 +219,7 @@ def compare(baseline: SweepConsole, converted: SweepConsole,
 		if b != c:
 			diffs.append(Difference(*key, '-', 'skip', b or 'run', c or 'run'))
 	for key in dict.fromkeys((*baseline.records, *converted.records)):
-		if wanted is not None and key[1] not in wanted:
+		if (wanted is not None and key[1] not in wanted) or key in skipped:
 			continue
 		b, c = baseline.records.get(key), converted.records.get(key)
 		if b is None or c is None:
