@@ -148,6 +148,25 @@ class MessageTest(unittest.TestCase):
 		self.assertIn('on powerpc the access_ok() range check goes, and for reads the '
 			      'barrier_nospec() after it', ' '.join(msg.split()))
 
+	def test_a_run_time_size_says_what_changes_at_the_top(self) -> None:
+		region = rg.Region('fs/select.c', 1014, 2, 'do_sys_poll', 'converted-two-level',
+				   'write region; on ufds; unchecked size nfds * sizeof(*ufds)')
+		entry = rg.Entry(region, begin='user_write_access_begin',
+				 scope='scoped_user_write_access_size')
+		self.assertEqual('nfds * sizeof(*ufds)', entry.unchecked_size)
+		self.assertEqual('ufds', entry.pointer)
+		text = ' '.join(commits.commit_message('select', ['fs/select.c'], [entry], [],
+						       'A <a@example.org>', 'rules.cocci').split())
+		self.assertIn('do_sys_poll() accesses a range whose size is known only at run time '
+			      '(nfds * sizeof(*ufds))', text)
+		self.assertIn('for every constant size up to a page', text)
+		# Built only where nothing masks: nothing to say.
+		entry.region = rg.Region('arch/x86/lib/usercopy_32.c', 1, 2, 'f', 'converted-two-level',
+					 'write region; on p; unchecked size n')
+		text = ' '.join(commits.commit_message('x86/lib', [entry.region.file], [entry], [],
+						       'A <a@example.org>', 'rules.cocci').split())
+		self.assertNotIn('known only at run time', text)
+
 	def test_long_names_wrap(self) -> None:
 		entries = [e for e in _entries() if e.status == 'converted']
 		for e in entries:

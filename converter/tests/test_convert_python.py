@@ -6,14 +6,14 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from scoped_uaccess.cocci.convert import declarations, pipeline, scope, source, transforms
+from scoped_uaccess.cocci.convert import declarations, pipeline, scope, source, tidy, transforms
 
 
 def _tidied(before: str, after: str) -> str:
 	with tempfile.TemporaryDirectory() as tmp:
 		path = Path(tmp) / 'f.c'
 		path.write_text(after)
-		pipeline.tidy(path, before)
+		tidy.tidy(path, before)
 		return path.read_text()
 
 
@@ -46,7 +46,7 @@ class TidyTest(unittest.TestCase):
 		with tempfile.TemporaryDirectory() as tmp:
 			path = Path(tmp) / 'f.c'
 			path.write_text('\tscoped (p, e) {\n\t\t/* c */\n\t\t;\n\t}\n\t;\n')
-			pipeline.drop_lone_semicolons(path)
+			tidy.drop_lone_semicolons(path)
 			self.assertEqual('\tscoped (p, e) {\n\t\t/* c */\n\t}\n\t;\n', path.read_text())
 
 

@@ -40,6 +40,11 @@ def analyse_file(ctx: Context) -> dict[Pos, Region]:
 	for key, begin in sorted(ctx.facts.begins.items()):
 		r = Region(key, begin.function, begin.name)
 		stmts = ctx.facts.stmts.get(begin.function, set())
+		if key[0] in in_macro:
+			r.function = macro_name(ctx.lines, key[0])
+			regions[key] = r.skip('macro', 'in the body of a macro: the converter rewrites '
+					      'functions; each expansion would get its own scope')
+			continue
 		if not stmts:
 			regions[key] = r.skip('unknown-shape', 'function not parsed')
 			continue
@@ -66,6 +71,15 @@ def macro_lines(lines: list[str]) -> set[int]:
 			found.add(i)
 			inside = line.rstrip().endswith('\\')
 	return found
+
+
+def macro_name(lines: list[str], line: int) -> str:
+	"""The name of the #define whose body holds line (1-based)."""
+	for i in range(line - 1, -1, -1):
+		m = re.match(r'\s*#\s*define\s+(\w+)', lines[i])
+		if m:
+			return m.group(1)
+	return ''
 
 
 def analyse(ctx: Context, r: Region, stmts: set[Span], end_lines: dict[int, int]) -> Optional[Region]:
@@ -276,6 +290,8 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 		r.range_exit = early_exit(lines, body, r.action) or sparse
 		if r.range_exit and not range_checked(ctx, r):
 			r.needs.append('range-check')
+		elif not r.range_exit:
+			r.unchecked_size = flat(r.size)
 	if not inner_ends(ctx, r, end_lines):
 		return r
 	# gotos out of the body are fault paths too, unless an inner end precedes them

@@ -135,7 +135,31 @@ def runtime_paragraph(entries: list[Entry], files: list[str], masking: tuple[str
 	return _para(
 		'Where user pointers can be masked, the scope masks the pointer instead of '
 		f'checking it: {"; ".join(drops)}.  A bad pointer becomes one that faults on '
-		f'its first access, which takes the same error path.  {rest}')
+		f'its first access, which takes the same error path.{_top(checked, where)}  {rest}')
+
+
+def _top(entries: list[Entry], where: list[str]) -> str:
+	"""What masking changes for a range of run-time size: where it ends
+	is no longer checked."""
+	sized = [e for e in entries
+		 if e.unchecked_size and built_for(e.region.file) in (None, *where)]
+	if not sized:
+		return ''
+	sizes = list(dict.fromkeys(e.unchecked_size for e in sized))
+	# The sizes when they read at a glance (t->rseq_len), not a pointer
+	# difference over two lines.
+	shown = f' ({_names(sizes)})' if all(len(x) <= 24 for x in sizes) else ''
+	x86 = ('  x86\'s access_ok() already lets this happen for every constant size up '
+	       'to a page.' if 'x86' in where else '')
+	fns = list(dict.fromkeys(_fn(e) for e in sized))
+	return (f'  {_names(fns)} '
+		f'{"accesses a range" if len(fns) == 1 else "access ranges"} whose size is known '
+		f'only at run time{shown}, and masking checks only where a range starts: one '
+		'that starts below the top of user space and runs past it is no longer refused '
+		'before the first access.  The accesses below the top are made and the first one '
+		'past it faults, which takes the same error path, as for a range that runs into '
+		'any unmapped '
+		f'page.{x86}')
 
 
 def _arch_words(arch: Optional[str]) -> str:
@@ -245,6 +269,17 @@ def details(entries: list[Entry]) -> list[str]:
 			f'{_names(_fn(e) for e in labelled)} returned from a refused begin without a '
 			'label; the scope jumps to a new label at the end of the function that returns '
 			'the same value.')
+	notes = list(dict.fromkeys(note for e in entries for note in e.notes))
+	returns = [n for n in notes if n.kind == 'return']
+	if returns:
+		held = list(dict.fromkeys(n.text for n in returns))
+		paras.append(
+			f'{_names(n.function + "()" for n in returns)} '
+			f'{"return" if len(returns) > 1 else "returns"} the result from inside the '
+			'scope, which ends the region on the way out as falling out of it does; '
+			f'{_names(held)}, which held it, {"are" if len(held) > 1 else "is"} no '
+			'longer needed.')
+	paras += [n.text for n in notes if n.kind != 'return']
 	kept: dict[str, str] = {}
 	for e in entries:
 		kept.update(e.kept_calls)

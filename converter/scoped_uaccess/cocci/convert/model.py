@@ -63,6 +63,9 @@ class Region:
 	# The early exit that makes the range check matter under masking
 	# (analysis.early_exit()): the changelog names it.
 	range_exit: str = ''
+	# A run-time size that masking no longer checks and no early exit makes
+	# matter: the changelog says what changes at the top of user space.
+	unchecked_size: str = ''
 
 	def skip(self, reason: str, text: str) -> 'Region':
 		self.tag, self.text = 'skip:' + reason, text

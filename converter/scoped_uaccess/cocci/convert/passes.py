@@ -231,6 +231,8 @@ def report_lines() -> list[str]:
 				text += f'; recomputes {", ".join(sorted(r.foreign))}'
 			if r.converted and 'range-check' in r.needs and r.range_exit:
 				text += f'; range check for {r.range_exit}'
+			if r.converted and r.unchecked_size:
+				text += f'; unchecked size {r.unchecked_size}'
 			if r.converted and r.kept_calls:
 				text += '; keeps ' + ', '.join(f'{c}() ({calls.KEPT_TEXT[k]})'
 							      for c, k in sorted(r.kept_calls.items()))

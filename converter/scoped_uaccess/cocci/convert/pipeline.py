@@ -9,18 +9,10 @@
     -D patch -D label
     -D patch                     the scopes
 
-A scope's body that does not end in a statement (a comment, #endif, a
-block) leaves the `;` of the scope rule on a line of its own in the
-block; drop_lone_semicolons() removes it (an SmPL rule removing it would
-take the comment before it along).  tidy() puts the lines a pass added
-into kernel layout where spatch's printer does not: a `{` it opens after
-`else` on the same line as the first statement, blank lines it copies
-with their indentation, or twice; and it drops the #ifdef/#endif pair a
-scope emptied (spatch moves statements, not directives).
+The layout and clean-ups after each pass are tidy.py's.
 """
 
 import contextlib
-import difflib
 import re
 
 from dataclasses import dataclass, field
@@ -28,7 +20,8 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
 from scoped_uaccess.cocci import spatch
-from scoped_uaccess.cocci.convert import declarations, source
+from scoped_uaccess.cocci.convert import declarations
+from scoped_uaccess.cocci.convert.tidy import Note, drop_lone_semicolons, tidy
 from scoped_uaccess.cocci.convert.regions import Region, parse_regions
 from scoped_uaccess.core.command import Command, CommandResult, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed
@@ -60,6 +53,8 @@ class FileRun:
 	"""What the passes did to one file."""
 	name: str
 	passes: list[str] = field(default_factory=list)
+	# What tidy() did beyond layout, for the changelog.
+	notes: list[Note] = field(default_factory=list)
 
 
 def command(rules: Path, name: str, wt: Path, variant: Sequence[str], env: Environment,
@@ -113,11 +108,11 @@ def rewrite(runner: Runner, rules: Path, wt: Path, name: str, regions: list[Regi
 			if transformation in wanted:
 				before = (wt / name).read_text(errors='replace')
 				_run(runner, command(rules, name, wt, NO_VARIANT, env, virtual=virtual))
-				tidy(wt / name, before)
+				done.notes += tidy(wt / name, before)
 				done.passes.append(virtual)
 		before = (wt / name).read_text(errors='replace')
 		_run(runner, command(rules, name, wt, NO_VARIANT, env))
-		tidy(wt / name, before)
+		done.notes += tidy(wt / name, before)
 		done.passes.append('scopes')
 		if runner.dry_run:
 			break
@@ -131,199 +126,6 @@ def rewrite(runner: Runner, rules: Path, wt: Path, name: str, regions: list[Regi
 		wanted = {t for r in left for t in r.transformations}
 	return done
 
-
-def drop_lone_semicolons(path: Path) -> None:
-	"""Removes a line holding only `;` that closes a scope's block."""
-	lines = path.read_text(errors='replace').split('\n')
-	out = [line for i, line in enumerate(lines)
-	       if not (line.strip() == ';' and i + 1 < len(lines)
-		       and lines[i + 1].strip() == '}'
-		       and len(lines[i + 1]) - len(lines[i + 1].lstrip('\t')) ==
-		       len(line) - len(line.lstrip('\t')) - 1)]
-	if len(out) != len(lines):
-		path.write_text('\n'.join(out))
-
-
-def tidy(path: Path, before: str) -> None:
-	"""Kernel layout for the lines a pass inserted (the others stay as
-	they were)."""
-	old = before.split('\n')
-	new = path.read_text(errors='replace').split('\n')
-	ops = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
-	out: list[str] = []
-	for op, _, _, j1, j2 in ops:
-		if op == 'equal':
-			out.extend(new[j1:j2])
-			continue
-		for line in new[j1:j2]:
-			m = re.match(r'^(\t*)(\} else \{|else \{)(\S.*)$', line)
-			if m:
-				out.extend([m.group(1) + m.group(2), m.group(1) + '\t' + m.group(3)])
-			elif not line.strip():
-				if out and not out[-1].strip():
-					continue
-				out.append('')
-			elif re.match(r'^\s+#\s*(?:if|ifdef|ifndef|elif|else|endif)\b', line) and \
-			     not (out and out[-1].rstrip().endswith('\\')):
-				# spatch indents a directive it moves like code: the
-				# kernel keeps them in column 0.
-				out.append(line.lstrip(' \t'))
-			elif line.strip() == '{}' and _after_statement(out):
-				# spatch leaves an empty block where it removed the
-				# statements in front of a do-while that a scope took.
-				continue
-			else:
-				# spatch indents what it adds like the statement before
-				# it, spaces included: the kernel indents with tabs.
-				m = re.match(r'^(\t*)((?: {8})+)(\S.*)$', line)
-				out.append(m.group(1) + '\t' * (len(m.group(2)) // 8) + m.group(3) if m else line)
-	out = _drop_orphans(out, before)
-	out = _merge_tail_return(out, before)
-	out = _fold_known_test(out, before)
-	# A conditional block whose statements moved into a scope stays behind
-	# empty (spatch moves statements, not directives).
-	i = 0
-	while i + 1 < len(out):
-		pair = out[i] + '\n' + out[i + 1]
-		if re.match(r'^\s*#\s*if', out[i]) and re.match(r'^\s*#\s*endif', out[i + 1]) \
-		   and pair not in before:
-			del out[i:i + 2]
-		else:
-			i += 1
-	if out != new:
-		path.write_text('\n'.join(out))
-
-
-def _added_label(line: str, before: str) -> bool:
-	"""Whether line is a label (`name:`) that the file did not have before."""
-	return bool(re.match(r'^[A-Za-z_]\w*:$', line)) and \
-		not re.search(rf'^{re.escape(line)}', before, re.M)
-
-
-def _merge_tail_return(lines: list[str], before: str) -> list[str]:
-	"""`return E;` then a fault label the conversion added whose code is
-	the same `return E;`: the scope falls through into the label instead
-	(the same statement runs on both paths)."""
-	out = list(lines)
-	i = 0
-	while i + 2 < len(out):
-		ret, label, tail = out[i:i + 3]
-		if re.match(r'^\t+return\b[^;]*;$', ret) and ret == tail and \
-		   _added_label(label, before):
-			del out[i]
-		else:
-			i += 1
-	return out
-
-
-def _fold_known_test(lines: list[str], before: str) -> list[str]:
-	"""Under a fault label the conversion added, `err = -EFOO;` then
-	`if (err) S;` (the function's tail, copied behind the label): the test
-	is always true there, so S stays and the test goes."""
-	out = list(lines)
-	label_added = False
-	i = 0
-	while i + 2 < len(out):
-		line = out[i]
-		if re.match(r'^[A-Za-z_]\w*:$', line):
-			label_added = _added_label(line, before)
-		elif line.startswith('}'):
-			label_added = False
-		m = re.match(r'^(\t+)([A-Za-z_]\w*) = -E[A-Z0-9]+;$', line)
-		if label_added and m:
-			ind, var = m.groups()
-			body = out[i + 2]
-			rest = out[i + 3] if i + 3 < len(out) else ''
-			if out[i + 1] == f'{ind}if ({var})' and re.match(rf'^{ind}\t\S.*;$', body) \
-			   and not rest.startswith(ind + '\t') and not rest.startswith(ind + 'else'):
-				out[i + 1:i + 3] = [ind + body[len(ind) + 1:]]
-		i += 1
-	return out
-
-
-def _after_statement(out: list[str]) -> bool:
-	"""Whether the last non-blank line of out ends a statement or opens or
-	closes a block (so a `{}` after it is a statement of its own, not the
-	body of an if or a loop)."""
-	last = next((line for line in reversed(out) if line.strip()), '')
-	return bool(re.search(r"[;{}]\s*$", source.strip_comments(last)))
-
-
-SCOPE_HEAD = re.compile(r'^\t*scoped_user_(?:read|write|rw)_access(?:_size)?\(.*\{$')
-
-
-def _drop_orphans(lines: list[str], before: str) -> list[str]:
-	"""Comments and directives of a region that spatch left in front of
-	the scope that now holds them: spatch removes statements, and what
-	lay between them stays.  Above each new scope, the run of comment,
-	directive and blank lines whose text the scope's block repeats goes,
-	if its conditionals balance."""
-	old = set(before.split('\n'))
-	code = source.blank_comments('\n'.join(lines)).split('\n')
-	drop: set[int] = set()
-	for h, line in enumerate(lines):
-		if not SCOPE_HEAD.match(line) or line in old:
-			continue
-		close = _block_end(lines, h)
-		if close is None:
-			continue
-		inside = {x.strip() for x in lines[h + 1:close]}
-		run: list[int] = []
-		i = h - 1
-		while i >= 0:
-			if not lines[i].strip():
-				run.append(i)
-				i -= 1
-				continue
-			if code[i].lstrip().startswith('#') and lines[i].strip() in inside:
-				run.append(i)
-				i -= 1
-				continue
-			# a comment goes whole or not at all
-			start = _comment_start(lines, code, i)
-			if start is None or any(lines[j].strip() not in inside for j in range(start, i + 1)):
-				break
-			run.extend(range(i, start - 1, -1))
-			i = start - 1
-		while run and not lines[run[-1]].strip():
-			run.pop()
-		text = [lines[j] for j in run]
-		opened = sum(bool(re.match(r'^\s*#\s*if', t)) for t in text)
-		closed = sum(bool(re.match(r'^\s*#\s*endif', t)) for t in text)
-		if any(t.strip() for t in text) and opened == closed:
-			drop.update(run)
-	return [line for j, line in enumerate(lines) if j not in drop]
-
-
-def _comment_start(lines: list[str], code: list[str], end: int) -> Optional[int]:
-	"""The first line of the comment that ends on line end and holds
-	nothing but comment from its start; None if line end is not that."""
-	if code[end].strip() or not lines[end].rstrip().endswith('*/'):
-		return None
-	for j in range(end, max(end - 50, -1), -1):
-		if code[j].strip():
-			return None
-		if lines[j].lstrip().startswith('/*'):
-			return j
-	return None
-
-
-def _block_end(lines: list[str], head: int) -> Optional[int]:
-	"""The line of the brace that closes the block opened at the end of
-	lines[head], by indentation."""
-	tabs = len(lines[head]) - len(lines[head].lstrip('\t'))
-	for j in range(head + 1, len(lines)):
-		if lines[j] == '\t' * tabs + '}':
-			return j
-	return None
-
-
-# ---- syscall headers ---------------------------------------------------------
-# spatch parses a function under SYSCALL_DEFINEn() only in its recovery
-# passes, which also expand the file's own statement macros: a region
-# using one (powerpc's unsafe_setup_sigcontext()) has a statement spatch
-# places in the #define and cannot move.  For the passes, the header is
-# written as the function it declares, line for line, and put back after.
 
 SYSCALL_HEADER = re.compile(r'^(COMPAT_)?SYSCALL_DEFINE(\d)\(', re.MULTILINE)
 

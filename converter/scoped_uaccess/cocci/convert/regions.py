@@ -4,7 +4,7 @@
 import collections
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # FILE:LINE:COL: REGION [tag] FUNCTION(): text  (cocci/README.md)
 _REGION = re.compile(r'^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+)(?:-\d+)?: REGION '
@@ -51,6 +51,9 @@ class Entry:
 	patch: str = ''			# the patch file that converts it
 	begin: str = ''			# what opened the region
 	scope: str = ''			# what replaces it
+	# What the clean-up after the scopes did in its function, for the
+	# changelog (tidy.tidy()); not part of conversion.json.
+	notes: list = field(default_factory=list)	# tidy.Note
 
 	@property
 	def kept_calls(self) -> dict[str, str]:
@@ -62,7 +65,7 @@ class Entry:
 
 	def _field(self, name: str) -> str:
 		"""`; NAME value` of the census text (passes.report_lines())."""
-		m = re.search(r'; %s (.*?)(?:; (?:on|recomputes|range check for|keeps) |$)' % name,
+		m = re.search(r'; %s (.*?)(?:; (?:on|recomputes|range check for|unchecked size|keeps) |$)' % name,
 			      self.region.text)
 		return m.group(1) if m else ''
 
@@ -75,6 +78,12 @@ class Entry:
 	def recomputed(self) -> list[str]:
 		"""The pointers the scope computes again from its pointer (rederive)."""
 		return [n for n in self._field('recomputes').split(', ') if n]
+
+	@property
+	def unchecked_size(self) -> str:
+		"""The run-time size of a range masking no longer checks
+		(`; unchecked size nfds * sizeof(*ufds)` in the census text)."""
+		return self._field('unchecked size')
 
 	@property
 	def range_exit(self) -> str:

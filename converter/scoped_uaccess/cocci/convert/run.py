@@ -151,7 +151,13 @@ def convert_file(runner: Runner, rules: Path, wt: Path, name: str, env: pipeline
 					 begin=begin_call(source_lines, r)) for r in regions]
 			if not any(e.status == 'converted' for e in entries):
 				return entries, False
-			pipeline.rewrite(runner, rules, wt, name, regions, env)
+			rewritten = pipeline.rewrite(runner, rules, wt, name, regions, env)
+			for note in rewritten.notes:
+				converted = [e for e in entries if e.status == 'converted']
+				owner = next((e for e in converted if e.region.function == note.function),
+					     converted[0])
+				if note not in owner.notes:
+					owner.notes.append(note)
 			if runner.dry_run:
 				return entries, False
 			after = pipeline.census(runner, rules, wt, name, env)
