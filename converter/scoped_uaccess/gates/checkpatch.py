@@ -3,14 +3,13 @@
 
 from pathlib import Path
 
+from scoped_uaccess.cocci.convert.series import COVER_LETTER
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, written
 from scoped_uaccess.kernel.checkpatch import PatchResult, check_patch
 from scoped_uaccess.kernel.tree import read_series
-
-COVER_LETTER = '0000-cover-letter.patch'
 
 
 def run_checkpatch(runner: Runner, kdir: Path, patches: Path,

@@ -86,11 +86,34 @@ def install(out: Path, patches: Path, reports: Path, say: Callable[[str], None])
 	if generated:
 		new += [SERIES_MARKER, *(p.name for p in generated)]
 	series.write_text('\n'.join(new) + '\n')
+	number_core(patches, _names(core),
+		    len([n for n in _names(core) if n != COVER_LETTER]) + len(generated))
 	reports.mkdir(parents=True, exist_ok=True)
 	shutil.copyfile(out / 'conversion.json', reports / 'conversion.json')
 	shutil.copyfile(out / 'summary.md', reports / 'conversion.md')
 	say(f'convert: {len(generated)} patch(es) installed in {patches} after the '
 	    f'{len(_names(core))} of the core series; table in {reports}')
+
+
+COVER_LETTER = '0000-cover-letter.patch'
+
+
+def number_core(patches: Path, core: list[str], total: int) -> None:
+	"""`[PATCH n/total]` in the subjects of the core patches and the cover
+	letter, as git format-patch numbers a series of that length (the
+	conversions are numbered when they are generated)."""
+	width = len(str(total))
+	numbered = [name for name in core if name != COVER_LETTER]
+	for name in [COVER_LETTER, *numbered]:
+		n = numbered.index(name) + 1 if name in numbered else 0
+		path = patches / name
+		if not path.is_file():
+			continue
+		text = path.read_text()
+		new = re.sub(r'^Subject: \[PATCH(?: \d+/\d+)?\]',
+			     f'Subject: [PATCH {n:0{width}d}/{total}]', text, count=1, flags=re.M)
+		if new != text:
+			path.write_text(new)
 
 
 def core_commit(runner: Runner, kdir: Path, patches: Path) -> str:
