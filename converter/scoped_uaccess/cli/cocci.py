@@ -8,6 +8,7 @@ from typing import Callable, Optional
 
 from scoped_uaccess.cli.kernel import add_jobs
 from scoped_uaccess.cocci import api, check, inlines, report, review, ship, spatch, stress
+from scoped_uaccess.cocci.convert import mainline
 from scoped_uaccess.cocci.convert import steps as convert_steps
 from scoped_uaccess.cocci.findings import SarifTree
 from scoped_uaccess.cocci.convert.run import RULES, WORKTREE, ConvertRequest, default_worktree
@@ -130,6 +131,10 @@ def cmd_convert_regen(args: argparse.Namespace, runner: Runner) -> Outcome:
 		args.patches or sources.patches_for(args.tree))
 
 
+def cmd_mainline_comparison(args: argparse.Namespace, runner: Runner) -> Outcome:
+	return mainline.comparison_step(runner, args.tree, args.current, args.write)
+
+
 def cmd_ship_checker(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return ship.refresh(runner, args.kdir, args.patches)
 
@@ -200,6 +205,14 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 		       help='kernel git tree with the core series (default: build/linux)')
 	p.add_argument('--out', type=Path, help=f'default: {relative(convert_steps.REGEN_OUT)}')
 	_convert_options(p)
+	p = add('mainline-comparison', cmd_mainline_comparison, "our generated conversions of "
+		"--tree next to mainline's hand conversions in --current: "
+		'reports/linux-<version>/mainline-comparison.md', kdir=False)
+	p.add_argument('--tree', type=Path, default=paths.DEFAULT_KDIR,
+		       help='the tree with the generated series (default: build/linux)')
+	p.add_argument('--current', type=Path, default=paths.BUILD / 'linux-7.3',
+		       help="the tree with mainline's conversions (default: build/linux-7.3)")
+	p.add_argument('--write', action='store_true', help='write the report (default: check it)')
 	add('ship-checker', cmd_ship_checker, "commit cocci/'s checker scripts into KDIR as a fixup "
 	    "of the series' checker patch and export that patch again")
 	p = add('api-tables', cmd_api_tables, 'check (or --write) the API tables of cocci/*.cocci '

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Optional
 
 from scoped_uaccess.cocci import report
+from scoped_uaccess.cocci.convert import mainline
 from scoped_uaccess.cocci.convert import series as conversion_series
 from scoped_uaccess.cocci.convert import steps as convert_steps
 from scoped_uaccess.cocci.convert.run import ConvertRequest, default_worktree
@@ -164,7 +165,11 @@ def regen_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> Ou
 				 worktree=default_worktree(kdir), jobs=jobs)
 	moved = drift(kdir)
 	if not moved:
-		return convert_steps.regen_step(runner, request, patches)
+		regenerated = convert_steps.regen_step(runner, request, patches)
+		compared = mainline.comparison_step(runner, paths.DEFAULT_KDIR, kdir)
+		runner.say(f'mainline-comparison: {compared.summary}')
+		return Outcome(max(regenerated.exit_status, compared.exit_status),
+			       f'{regenerated.summary}; {compared.summary}')
 	made = convert_steps.convert_step(runner, convert_steps.ConvertStep(
 		request, patches=patches, core=True))
 	return Outcome(made.exit_status, f'{made.summary}; {moved}')
