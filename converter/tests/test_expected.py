@@ -102,6 +102,12 @@ class CheckTest(unittest.TestCase):
 		self.assertEqual([(FindingKind.MISSING_SOURCE, 'scoped_uaccess')],
 				 self.kinds(self.check('usercopy-pass.log', suites=(suite,))))
 
+	def test_a_suite_moved_to_lib_tests_is_found_there(self) -> None:
+		(self.kdir / USERCOPY.source).unlink()
+		(self.kdir / 'lib' / 'tests').mkdir()
+		(self.kdir / 'lib' / 'tests' / 'usercopy_kunit.c').write_text(USERCOPY_SOURCE)
+		self.assertEqual([], self.check('usercopy-pass.log'))
+
 	def test_expected_suites_data(self) -> None:
 		by_name = {s.name: s for s in expected.EXPECTED_SUITES}
 		self.assertEqual(20, by_name['scoped_uaccess'].min_cases)

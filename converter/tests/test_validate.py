@@ -2,6 +2,7 @@
 """validate: which objects are built for which architecture, and which
 kernels it shares with the KUnit gate."""
 
+import dataclasses
 import unittest
 
 from support import REPO
@@ -64,3 +65,30 @@ class SharedKernelTest(unittest.TestCase):
 		self.assertEqual(paths.OUT / f'user-{validate.BASELINE_RUN}', user.build_dir)
 		self.assertNotEqual(paths.kunit_build_dir('gcc'), user.build_dir)
 		self.assertEqual(REPO / 'testcases' / 'kernel' / 'x86_64.config', userspace.CONFIG)
+
+
+class OtherTreeTest(unittest.TestCase):
+	"""build/linux-7.3 gets worktrees and build directories of its own, so
+	that its kernels never reconfigure those of build/linux."""
+
+	def test_the_current_kernel_builds_apart(self) -> None:
+		other = paths.BUILD / 'linux-7.3'
+		self.assertEqual('', paths.tree_suffix(paths.DEFAULT_KDIR))
+		self.assertEqual('-7.3', paths.tree_suffix(other))
+		self.assertEqual(paths.BUILD / 'wt-validate-converted-7.3', paths.converted_tree(other))
+		self.assertEqual(paths.CONVERTED_TREE, paths.converted_tree(paths.DEFAULT_KDIR))
+		kunit = kunit_run.KunitRequest(kdir=other, toolchain=toolchain('gcc'))
+		self.assertEqual(paths.OUT / 'kunit-gcc-7.3', kunit.build_dir)
+		self.assertEqual('kunit-gcc-7.3', kunit.stem)
+		# The worktree it is built from does not change where it is built.
+		moved = dataclasses.replace(kunit, kdir=paths.converted_tree(other), out=kunit.build_dir)
+		self.assertEqual(kunit.build_dir, moved.build_dir)
+		# The x86_64 sweep boots that kernel as the converted one; its
+		# baseline and the ppc64le kernels are the tree's own too.
+		x86, ppc = sweep_boot.target('x86_64'), sweep_boot.target('ppc64le')
+		self.assertEqual(kunit.build_dir, x86.build_dir(paths.CONVERTED_RUN, other))
+		self.assertEqual(paths.OUT / 'user-validate-baseline-7.3',
+				 x86.build_dir(validate.BASELINE_RUN, other))
+		self.assertEqual(paths.OUT / 'faultsweep-ppc64le-converted-7.3',
+				 ppc.build_dir('converted', other))
+		self.assertEqual(paths.OUT / 'faultsweep-ppc64le-converted', ppc.build_dir('converted'))

@@ -25,15 +25,32 @@ NEGATIVE = REPO / 'testcases' / 'negative'
 UNIT_TESTS = REPO / 'converter' / 'tests'
 
 
-def kunit_build_dir(cc: str) -> Path:
-	"""The kernel build directory of `make kunit CC=<cc>`."""
-	return OUT / f'kunit-{cc}'
+def tree_suffix(kdir: Path) -> str:
+	"""What the worktrees and build directories of a tree other than
+	build/linux are told apart by: '' for build/linux, '-7.3' for
+	build/linux-7.3."""
+	if Path(kdir).resolve() == DEFAULT_KDIR.resolve():
+		return ''
+	return '-' + Path(kdir).resolve().name.removeprefix('linux-')
 
 
-def userspace_build_dir(name: str) -> Path:
-	"""The kernel build directory of the userspace run <name>: the gcc
-	KUnit kernel's for CONVERTED_RUN, build/out/user-<name> otherwise."""
-	return kunit_build_dir('gcc') if name == CONVERTED_RUN else OUT / f'user-{name}'
+def converted_tree(kdir: Path) -> Path:
+	"""CONVERTED_TREE for build/linux, build/wt-validate-converted-7.3 for
+	build/linux-7.3."""
+	return CONVERTED_TREE.with_name(CONVERTED_TREE.name + tree_suffix(kdir))
+
+
+def kunit_build_dir(cc: str, kdir: Path = DEFAULT_KDIR) -> Path:
+	"""The kernel build directory of `make kunit CC=<cc> KDIR=<kdir>`."""
+	return OUT / f'kunit-{cc}{tree_suffix(kdir)}'
+
+
+def userspace_build_dir(name: str, kdir: Path = DEFAULT_KDIR) -> Path:
+	"""The kernel build directory of the userspace run <name> of kdir: the
+	gcc KUnit kernel's for CONVERTED_RUN, build/out/user-<name> otherwise."""
+	if name == CONVERTED_RUN:
+		return kunit_build_dir('gcc', kdir)
+	return OUT / f'user-{name}{tree_suffix(kdir)}'
 
 
 def validate_build_dir(config: str) -> Path:

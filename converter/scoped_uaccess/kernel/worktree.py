@@ -56,7 +56,7 @@ def baseline_worktree(runner: Runner, kdir: Path) -> Path:
 def converted_worktree(runner: Runner, kdir: Path) -> Path:
 	"""kdir's HEAD in a worktree of its own, at a path that stays the same
 	whichever tree is checked, so that the next build is incremental."""
-	return worktree(runner, kdir, paths.CONVERTED_TREE, head(runner, kdir))
+	return worktree(runner, kdir, paths.converted_tree(kdir), head(runner, kdir))
 
 
 def head(runner: Runner, kdir: Path, rev: str = 'HEAD') -> str:

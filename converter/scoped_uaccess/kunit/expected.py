@@ -18,6 +18,8 @@ class ExpectedSuite:
 	min_cases: int
 
 
+# The sources as 6.12 has them; since 6.14 the KUnit suites of lib/ live in
+# lib/tests/, where _source() finds them.
 EXPECTED_SUITES = (
 	ExpectedSuite(name='scoped_uaccess', source='lib/scoped_uaccess_kunit.c', min_cases=20),
 	ExpectedSuite(name='usercopy', source='lib/usercopy_kunit.c', min_cases=4),
@@ -88,8 +90,15 @@ def _first_diagnostic(log: list[str]) -> str:
 	return ''
 
 
+def _source(kdir: Path, source: str) -> Path:
+	"""kdir/source, or the file of that name in lib/tests/ (v6.14 and later)."""
+	path = kdir / source
+	moved = kdir / 'lib' / 'tests' / path.name
+	return moved if not path.is_file() and moved.is_file() else path
+
+
 def _check_suite(run: Run, kdir: Path, suite: ExpectedSuite) -> list[Finding]:
-	path = kdir / suite.source
+	path = _source(kdir, suite.source)
 	if not path.is_file():
 		return [Finding(FindingKind.MISSING_SOURCE, suite.name, f'{suite.source} not in {kdir}')]
 	cases = declared_cases(path.read_text(errors='replace'))

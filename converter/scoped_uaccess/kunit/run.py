@@ -2,9 +2,11 @@
 """Builds the KUnit kernel with one compiler, boots it in QEMU, checks KTAP.
 
 The kernel is built from kdir's HEAD checked out in the converted worktree
-(paths.CONVERTED_TREE) with testcases/kernel/x86_64.config, so that the
+(paths.converted_tree()) with testcases/kernel/x86_64.config, so that the
 gcc kernel is also the converted kernel `make validate` boots
-(paths.userspace_build_dir).
+(paths.userspace_build_dir).  kunit.py configures it; make builds it,
+with output we can follow; QEMU boots it as the other boots do
+(exec_command()), and the console's KTAP is parsed here.
 """
 
 import dataclasses
@@ -25,8 +27,8 @@ from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem
 from scoped_uaccess.core.outcome import Outcome, format_seconds, relative
 from scoped_uaccess.kernel import kbuild, worktree
 from scoped_uaccess.kernel.architectures import ARCHES
-from scoped_uaccess.kernel.qemu import (ACCELERATORS, KERNEL_ARGS, AccelChoice, Accelerator,
-					AcceleratorParams, choose_accelerator, cpu_args)
+from scoped_uaccess.kernel.qemu import (ACCELERATORS, AccelChoice, Accelerator,
+					AcceleratorParams, boot_command, choose_accelerator)
 from scoped_uaccess.kernel.toolchains import Toolchain
 
 ARCH = ARCHES['x86_64']
@@ -52,10 +54,18 @@ class KunitRequest:
 	results: Path = paths.RESULTS
 	jobs: int = kbuild.JOBS
 	accel: AccelChoice = AccelChoice.AUTO
+	# Set once kdir is the worktree (run_kunit()): the build directory of
+	# the tree it was made from.
+	out: Optional[Path] = None
 
 	@property
 	def build_dir(self) -> Path:
-		return paths.kunit_build_dir(self.toolchain.name)
+		return self.out or paths.kunit_build_dir(self.toolchain.name, self.kdir)
+
+	@property
+	def stem(self) -> str:
+		"""kunit-gcc, kunit-gcc-7.3: the name of its results."""
+		return self.build_dir.name
 
 
 @dataclass
@@ -125,13 +135,19 @@ def make_command(request: KunitRequest) -> Command:
 		       cwd=request.kdir, nice=True)
 
 
+# What kunit.py exec puts on the command line: run the suites, then reboot.
+KUNIT_ARGS = ('kunit.enable=1', 'kunit_shutdown=reboot')
+
+
 def exec_command(request: KunitRequest, accel: AcceleratorParams) -> Command:
-	# kunit.py splits each --qemu_args value into words.
-	words = cpu_args(ARCH, accel)
-	qemu_args = [f'{words[0]} {words[1]}', *words[2:]]
-	return _kunit_py(request, 'exec', f'--timeout={accel.timeout}', '--raw_output=all',
-			 *(f'--qemu_args={a}' for a in qemu_args),
-			 *(f'--kernel_args={a}' for a in KERNEL_ARGS))
+	"""The boot of the KUnit kernel: the project's QEMU command
+	(kernel/qemu.py), as the userspace tests and the sweep boot, not
+	kunit.py exec.  kunit.py of 7.x asks QEMU for `-accel kvm -accel hvf
+	-accel tcg`, hard-coded: where /dev/kvm opens but KVM cannot run the
+	guest (nested virtualisation), QEMU takes KVM and aborts on its first
+	MSR write.  The accelerator is the one choose_accelerator() probed."""
+	return boot_command(ARCH, request.build_dir / ARCH.qemu.kernel_image, None, KUNIT_ARGS,
+			    accel)
 
 
 def run_kunit(runner: Runner, request: KunitRequest) -> KunitResult:
@@ -146,8 +162,8 @@ def run_kunit(runner: Runner, request: KunitRequest) -> KunitResult:
 	if not request.kunitconfig.is_file():
 		raise EnvironmentProblem(f'{request.kunitconfig} is missing', 'restore it from git')
 	result = KunitResult(cc=tc.name, status=KunitStatus.PASSED, accelerator=Accelerator.TCG)
-	result.log = request.results / f'kunit-{tc.name}.log'
-	result.json = request.results / f'kunit-{tc.name}.json'
+	result.log = request.results / f'{request.stem}.log'
+	result.json = request.results / f'{request.stem}.json'
 	if not runner.dry_run:
 		request.build_dir.mkdir(parents=True, exist_ok=True)
 		request.results.mkdir(parents=True, exist_ok=True)
@@ -156,7 +172,7 @@ def run_kunit(runner: Runner, request: KunitRequest) -> KunitResult:
 	start = time.monotonic()
 	srctree = worktree.converted_worktree(runner, request.kdir)
 	try:
-		_steps(runner, dataclasses.replace(request, kdir=srctree), result)
+		_steps(runner, dataclasses.replace(request, kdir=srctree, out=request.build_dir), result)
 	finally:
 		result.wall_seconds = time.monotonic() - start
 		if not runner.dry_run:
@@ -174,10 +190,10 @@ def _steps(runner: Runner, request: KunitRequest, result: KunitResult) -> None:
 		result.message = _config_problem(e.output)
 		return
 	runner.say(f'kunit[{tc.name}]: building with {request.jobs} jobs '
-		   f'(log: {request.results}/kunit-{tc.name}-build.log)')
+		   f'(log: {request.results}/{request.stem}-build.log)')
 	try:
 		built = runner.run(make_command(request), Output.LINES, sink=kbuild.build_progress(runner.say),
-				   log=request.results / f'kunit-{tc.name}-build.log')
+				   log=request.results / f'{request.stem}-build.log')
 		result.build_seconds = built.elapsed
 	except CommandFailed as e:
 		result.status = KunitStatus.BUILD_FAILED
@@ -192,15 +208,12 @@ def _steps(runner: Runner, request: KunitRequest, result: KunitResult) -> None:
 	result.boot_seconds = booted.elapsed
 	if runner.dry_run:
 		return
-	console = request.build_dir / 'test.log'
 	assert result.log is not None
-	if console.is_file():
-		shutil.copyfile(console, result.log)
-	else:
-		result.log.write_text(booted.output)
+	result.log.write_text(booted.output)
 	if booted.returncode != 0:
 		result.status = KunitStatus.BOOT_FAILED
-		result.message = f'kunit.py exec exited with status {booted.returncode}'
+		result.message = (f'QEMU exited with status {booted.returncode}'
+				  + (' (timeout)' if booted.returncode == 124 else ''))
 	run = ktap.parse(result.log.read_text(errors='backslashreplace').splitlines())
 	result.summaries = summarize(run)
 	result.findings = expected.check(run, request.kdir, request.suites)
