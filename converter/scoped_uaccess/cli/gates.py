@@ -13,7 +13,7 @@ from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome
 from scoped_uaccess.gates import (bisect, checkpatch, cross, current, faultsweep, fixes, fixes_boot,
 				  make_test, negative, sparse, sweep_mutation, validate)
-from scoped_uaccess.kernel import baseline, kbuild, tree, worktree
+from scoped_uaccess.kernel import kbuild, tree
 from scoped_uaccess.kunit import sweep_boot
 from scoped_uaccess.kernel.qemu import AccelChoice
 
@@ -51,13 +51,9 @@ def cmd_validate(args: argparse.Namespace, runner: Runner) -> Outcome:
 def _sweep_request(args: argparse.Namespace, runner: Runner) -> faultsweep.FaultsweepRequest:
 	"""What validate boots: its converted worktree at KDIR's HEAD, the
 	baseline kernels built from the series up to its API."""
-	tree.require_baseline(runner, args.kdir)
-	converted = worktree.converted_worktree(runner, args.kdir)
-	return faultsweep.FaultsweepRequest(
-		converted_tree=converted, base=baseline.boot_base(runner, converted),
-		targets=tuple(args.arch or sweep_boot.TARGETS),
-		x86_names=(args.baseline_run, 'converted'), build=not args.no_build,
-		jobs=args.jobs, accel=AccelChoice(args.accel))
+	return faultsweep.request_for(runner, args.kdir, tuple(args.arch or sweep_boot.TARGETS),
+				      args.baseline_run, not args.no_build, args.jobs,
+				      AccelChoice(args.accel))
 
 
 def cmd_faultsweep(args: argparse.Namespace, runner: Runner) -> Outcome:
@@ -71,8 +67,11 @@ def cmd_faultsweep(args: argparse.Namespace, runner: Runner) -> Outcome:
 
 def cmd_faultsweep_mutate(args: argparse.Namespace, runner: Runner) -> Outcome:
 	request = _sweep_request(args, runner)
+	report = (paths.REPO / 'reports' / f'linux-{tree.kernel_version(args.kdir)}'
+		  if args.install else None)
 	return sweep_mutation.step(runner, sweep_mutation.MutationRequest(
-		sweep=request, mutations=tuple(args.mutation or sweep_mutation.MUTATIONS)))
+		sweep=request, mutations=tuple(args.mutation or sweep_mutation.MUTATIONS),
+		report_dir=report))
 
 
 def cmd_fixes(args: argparse.Namespace, runner: Runner) -> Outcome:
@@ -143,6 +142,8 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 		else:
 			p.add_argument('--mutation', action='append', choices=sweep_mutation.MUTATIONS,
 				       help='only this mutation (repeatable; default: all)')
+			p.add_argument('--install', action='store_true', help='also write the table '
+				       'to reports/linux-<version>/faultsweep-mutation.txt')
 	p = add('fixes', cmd_fixes, "apply KDIR's fix patches (patches/linux-<x.y>/fixes/) to its "
 		'pristine tree, checkpatch them and build what they touch')
 	add_jobs(p)

@@ -28,7 +28,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, format_seconds, relative, written
-from scoped_uaccess.kernel import baseline, kbuild, tree, treefacts
+from scoped_uaccess.kernel import baseline, kbuild, tree, treefacts, worktree
 from scoped_uaccess.kernel.qemu import ACCELERATORS, AccelChoice, choose_accelerator
 from scoped_uaccess.kernel.toolchains import GCC
 from scoped_uaccess.kunit import sweep_boot, sweep_records, userspace
@@ -65,6 +65,9 @@ class FaultsweepRequest:
 	accel: AccelChoice = AccelChoice.AUTO
 	results: Path = RESULTS
 	from_logs: bool = False		# no build, no boot: the consoles of the last run
+	# The tree converted_tree is a worktree of: its kernels are built apart
+	# from those of build/linux (paths.tree_suffix()).
+	tree: Path = paths.DEFAULT_KDIR
 	report_dir: Optional[Path] = None	# write faultsweep.json and .md there
 
 
@@ -117,6 +120,20 @@ class SweepResult:
 		return '; '.join(t.summary() for t in self.targets)
 
 
+def request_for(runner: Runner, kdir: Path, targets: tuple[str, ...] = tuple(sweep_boot.TARGETS),
+		baseline_run: str = 'validate-baseline', build: bool = True,
+		jobs: int = kbuild.JOBS, accel: AccelChoice = AccelChoice.AUTO) -> FaultsweepRequest:
+	"""The sweep of kdir as validate boots it: its converted worktree at
+	kdir's HEAD, the baseline kernels built from the series up to its API;
+	build directories and results of kdir's own (paths.tree_suffix())."""
+	tree.require_baseline(runner, kdir)
+	converted = worktree.converted_worktree(runner, kdir)
+	return FaultsweepRequest(
+		converted_tree=converted, base=baseline.boot_base(runner, converted), targets=targets,
+		x86_names=(baseline_run, paths.CONVERTED_RUN), build=build, jobs=jobs, accel=accel,
+		tree=kdir, results=RESULTS.with_name(RESULTS.name + paths.tree_suffix(kdir)))
+
+
 def kernels(t: SweepTarget, request: FaultsweepRequest) -> tuple[SweepKernel, SweepKernel]:
 	"""The baseline and the converted kernel of a target; both come from the
 	converted worktree, the baseline through baseline.ensure()."""
@@ -124,7 +141,7 @@ def kernels(t: SweepTarget, request: FaultsweepRequest) -> tuple[SweepKernel, Sw
 		names, build = request.x86_names, request.build and request.build_x86
 	else:
 		names, build = SIDES, request.build
-	base, conv = (SweepKernel(side, request.converted_tree, t.build_dir(name), build)
+	base, conv = (SweepKernel(side, request.converted_tree, t.build_dir(name, request.tree), build)
 		      for side, name in zip(SIDES, names))
 	return base, conv
 

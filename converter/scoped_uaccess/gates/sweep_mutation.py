@@ -18,7 +18,8 @@ happens.
 import re
 import sys
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from pathlib import Path
+from typing import Callable, Optional
 
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
@@ -37,6 +38,11 @@ _REGION = re.compile(
 SIGNO = '\t\tunsafe_put_user(signo, &infop->si_signo, Efault);\n'
 ERRNO = '\t\tunsafe_put_user(0, &infop->si_errno, Efault);\n'
 RESULTS = paths.RESULTS / 'faultsweep-mutation'
+
+
+def results_dir(sweep: faultsweep.FaultsweepRequest) -> Path:
+	"""RESULTS, or faultsweep-mutation-7.3 for build/linux-7.3."""
+	return RESULTS.with_name(RESULTS.name + paths.tree_suffix(sweep.tree))
 
 
 def _open_coded(end: str) -> Callable[[str], str]:
@@ -94,6 +100,7 @@ MUTATIONS = tuple(m.name for m in MUTATIONS_LIST)
 class MutationRequest:
 	sweep: faultsweep.FaultsweepRequest
 	mutations: tuple[str, ...] = MUTATIONS
+	report_dir: Optional[Path] = None	# also write faultsweep-mutation.txt there
 
 
 @dataclass
@@ -152,14 +159,14 @@ def sweep_once(runner: Runner, request: faultsweep.FaultsweepRequest, t: sweep_b
 	the build log, the console and the build seconds."""
 	_, k = faultsweep.kernels(t, request)
 	k = replace(k, build=True)
-	log = RESULTS / f'{t.name}-{name}-build.log'
+	log = results_dir(request) / f'{t.name}-{name}-build.log'
 	problems, seconds = faultsweep.build_kernel(runner, t, k, request.jobs, log)
 	if problems:
 		raise EnvironmentProblem(f'{t.name} {name}: {problems[0]}', f'see {relative(log)}')
 	initrd = sweep_boot.build_initramfs(runner, t)
 	accelerator, _ = choose_accelerator(runner, request.accel, k.build_dir / t.image, t.kernel)
 	booted = sweep_boot.boot(runner, t, k.build_dir / t.image, initrd,
-				 RESULTS / f'{t.name}-{name}.log', ACCELERATORS[accelerator])
+				 results_dir(request) / f'{t.name}-{name}.log', ACCELERATORS[accelerator])
 	build_log = '' if runner.dry_run else log.read_text(errors='replace')
 	return build_log, booted.console, seconds
 
@@ -178,7 +185,7 @@ def _detect(reference: sweep_records.SweepConsole, console: sweep_records.SweepC
 def run_mutations(runner: Runner, request: MutationRequest) -> list[MutationResult]:
 	sweep = request.sweep
 	if not runner.dry_run:
-		RESULTS.mkdir(parents=True, exist_ok=True)
+		results_dir(sweep).mkdir(parents=True, exist_ok=True)
 	source = sweep.converted_tree / FILE
 	original = source.read_text()
 	targets = [sweep_boot.target(n) for n in sweep.targets]
@@ -214,7 +221,7 @@ def run_mutations(runner: Runner, request: MutationRequest) -> list[MutationResu
 			_, k = faultsweep.kernels(t, sweep)
 			runner.say(f'mutation: rebuilding the unmutated {t.name} kernel')
 			kbuild.build(runner, faultsweep.kernel_build(t, k), (t.image.split('/')[-1],),
-				     sweep.jobs, log=RESULTS / f'{t.name}-restored-build.log',
+				     sweep.jobs, log=results_dir(sweep) / f'{t.name}-restored-build.log',
 				     sink=kbuild.build_progress(runner.say))
 	return results
 
@@ -245,7 +252,15 @@ def step(runner: Runner, request: MutationRequest) -> Outcome:
 	detectors = detectors_of(request.sweep.targets)
 	text = report(results, detectors)
 	print(text, end='', flush=True)
-	details = written(RESULTS / 'mutation.txt', text)
+	details = written(results_dir(request.sweep) / 'mutation.txt', text)
+	if request.report_dir is not None:
+		command = ('converter/scoped-uaccess faultsweep-mutate --install'
+			   + (f' --kdir {relative(request.sweep.tree)}'
+			      if paths.tree_suffix(request.sweep.tree) else ''))
+		runner.say('faultsweep-mutate: wrote ' + written(
+			request.report_dir / 'faultsweep-mutation.txt',
+			f'Made by `{command}` (testcases/faultsweep/README.md, "Mutation check").\n\n'
+			+ text))
 	wrong = [v for r in results for v in r.verdicts(detectors)]
 	summary = (f'{len(results) - len({v.split(":")[0] for v in wrong})} of {len(results)} '
 		   f'mutations reported as expected; details: {details}')

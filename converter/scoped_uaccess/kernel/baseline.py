@@ -36,7 +36,8 @@ from scoped_uaccess.kernel.tree import BASELINE_TAG
 # every later commit must leave the configuration and the widely included
 # headers alone, or the baseline would be a full build.
 API_PATHS = ('include/linux/uaccess.h', ':(glob)arch/*/include/asm/uaccess*.h',
-	     'lib/scoped_uaccess_kunit.c', ':(glob)**/Kconfig*')
+	     'lib/scoped_uaccess_kunit.c', 'lib/tests/scoped_uaccess_kunit.c',
+	     ':(glob)**/Kconfig*')
 STAMP = '.scoped-uaccess-baseline'
 
 

@@ -77,10 +77,11 @@ class SweepTarget:
 		assert self.kernel.qemu is not None
 		return self.kernel.qemu.kernel_image
 
-	def build_dir(self, kernel_name: str) -> Path:
+	def build_dir(self, kernel_name: str, kdir: Path = paths.DEFAULT_KDIR) -> Path:
+		"""Where the kernel <kernel_name> of kdir's sweep is built."""
 		if self.userspace_kernel:
-			return paths.userspace_build_dir(kernel_name)
-		return paths.OUT / f'{self.build_prefix}-{kernel_name}'
+			return paths.userspace_build_dir(kernel_name, kdir)
+		return paths.OUT / f'{self.build_prefix}-{kernel_name}{paths.tree_suffix(kdir)}'
 
 	@property
 	def work_dir(self) -> Path:
