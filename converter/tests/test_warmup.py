@@ -49,9 +49,23 @@ class WarmupTest(unittest.TestCase):
 		self.warm.wait('slow', lambda line: None)
 
 	def test_wait_before_start_or_for_another_gate_returns(self) -> None:
-		self.warm.wait('kunit-gcc', lambda line: None)
+		said: list[str] = []
+		self.warm.wait('kunit-gcc', said.append)
 		self.warm.start([])
-		self.warm.wait('kunit-gcc', lambda line: None)
+		self.warm.wait('kunit-gcc', said.append)
+		self.assertEqual([], said)		# neither waited
+
+	def test_jobs_added_later_run_after_the_queue_or_on_their_own(self) -> None:
+		order = self.dir / 'order'
+		def mark(name: str):
+			return lambda runner: order.open('a').write(name + '\n')
+		self.warm.start([Job('early', (Command(('sleep', '0.5')), mark('early')))])
+		self.warm.add([Job('added', (mark('added'),))])		# queued behind early
+		self.warm.wait('added', lambda line: None)
+		self.assertEqual(['early', 'added'], order.read_text().split())
+		self.warm.add([Job('late', (mark('late'),))])		# the queue ran dry
+		self.warm.wait('late', lambda line: None)
+		self.assertEqual(['early', 'added', 'late'], order.read_text().split())
 
 
 if __name__ == '__main__':

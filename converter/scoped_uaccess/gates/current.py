@@ -11,7 +11,10 @@ carried from another report by its fingerprint; when Debian still
 serves the version the committed reports are of, they must also have
 the same findings.  The fixes and the conversions apply to the pristine
 tree and build cleanly (fixes.py), and the conversions regenerate
-identically.
+identically.  The tree with its series boots in QEMU with the project's
+KUnit suite (the series' second patch: mainline has no test of the
+scopes) and the tree's usercopy suite: kunit_step(), in build/out/
+kunit-gcc-7.3 from build/wt-validate-converted-7.3.
 
 Debian's backports keep only the newest 7.3.x.  When the version served
 is not the one the committed conversions were generated on, the tree is
@@ -35,8 +38,13 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, relative
-from scoped_uaccess.gates import checkpatch, fixes
+from scoped_uaccess.gates import checkpatch, faultsweep, fixes
+from scoped_uaccess.gates.warmup import Job, configure_step
 from scoped_uaccess.kernel import kbuild, sources, tree, worktree
+from scoped_uaccess.kernel.qemu import AccelChoice
+from scoped_uaccess.kernel.toolchains import GCC
+from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.kunit import sweep_boot
 
 KDIR = paths.BUILD / 'linux-7.3'
 # checkpatch asks whether MAINTAINERS needs an entry for every file a
@@ -173,6 +181,38 @@ def regen_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> Ou
 	made = convert_steps.convert_step(runner, convert_steps.ConvertStep(
 		request, patches=patches, core=True))
 	return Outcome(made.exit_status, f'{made.summary}; {moved}')
+
+
+def kunit_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS,
+	       accel: AccelChoice = AccelChoice.AUTO) -> Outcome:
+	"""The x86_64 KUnit kernel of the tree with its series, gcc, booted in
+	QEMU: the scoped_uaccess and usercopy suites must pass, every case."""
+	return kunit_run.step(runner, kunit_run.KunitRequest(kdir=kdir, toolchain=GCC, jobs=jobs,
+							     accel=accel))
+
+
+def sweep_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS,
+	       accel: AccelChoice = AccelChoice.AUTO) -> Outcome:
+	"""The fault sweep of the tree with its series against the tree with
+	the series up to its API (the checker and KUnit patches), on x86_64
+	(the KUnit kernel of kunit_step() is the converted one) and ppc64le."""
+	return faultsweep.step(runner, faultsweep.request_for(runner, kdir, jobs=jobs, accel=accel))
+
+
+def warmup_jobs(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> list[Job]:
+	"""The kernels kunit_step() and sweep_step() build, for the warm-up
+	(gates/warmup.py): the x86_64 KUnit kernel, the ppc64le converted one."""
+	srctree = worktree.converted_worktree(runner, kdir)
+	request = kunit_run.KunitRequest(kdir=srctree, toolchain=GCC, jobs=jobs,
+					 out=paths.kunit_build_dir(GCC.name, kdir))
+	t = sweep_boot.target('ppc64le')
+	_, conv = faultsweep.kernels(t, faultsweep.FaultsweepRequest(
+		converted_tree=srctree, base='', tree=kdir))
+	build = faultsweep.kernel_build(t, conv)
+	return [Job('kunit-7.3', (lambda _, d=request.build_dir: d.mkdir(parents=True, exist_ok=True),
+				  kunit_run.config_command(request), kunit_run.make_command(request))),
+		Job('sweep-7.3', (configure_step(build, t.config),
+				  build.make(Path(t.image).name, jobs=jobs)))]
 
 
 def builds_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> Outcome:

@@ -25,6 +25,8 @@ from scoped_uaccess.kunit import run as kunit_run
 from scoped_uaccess.kunit import sweep_boot
 
 TEST_COMPILERS = ('gcc', 'clang-14', 'clang-19')
+# The warm-up jobs of build/linux (warmup_jobs()), which validate waits for.
+WARM_GATES = (*(f'kunit-{cc}' for cc in TEST_COMPILERS), 'validate')
 CORPUS_RUNNER = paths.UNIT_TESTS / 'cocci_corpus.py'
 UNIT_RUNNER = paths.UNIT_TESTS / 'run.py'
 
@@ -67,7 +69,8 @@ def warmup_jobs(runner: Runner, o: TestOptions) -> list[Job]:
 	srctree = worktree.converted_worktree(runner, o.kdir)
 	jobs = []
 	for cc in TEST_COMPILERS:
-		request = kunit_run.KunitRequest(kdir=srctree, toolchain=toolchain(cc), jobs=o.jobs)
+		request = kunit_run.KunitRequest(kdir=srctree, toolchain=toolchain(cc), jobs=o.jobs,
+						 out=paths.kunit_build_dir(cc, o.kdir))
 		jobs.append(Job(f'kunit-{cc}', (
 			lambda _, d=request.build_dir: d.mkdir(parents=True, exist_ok=True),
 			kunit_run.config_command(request), kunit_run.make_command(request))))
@@ -91,9 +94,25 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 		return kunit_run.step(runner, kunit_run.KunitRequest(
 			kdir=o.kdir, toolchain=toolchain(cc), accel=o.accel, jobs=o.jobs))
 
+	def tree_7_3() -> Outcome:
+		outcome = current.tree_step(runner, o.force)
+		if outcome.exit_status == 0 and not runner.dry_run:
+			warm.add(current.warmup_jobs(runner, jobs=o.jobs))
+		return outcome
+
+	def kunit_7_3() -> Outcome:
+		warm.wait('kunit-7.3', runner.say)
+		return current.kunit_step(runner, jobs=o.jobs, accel=o.accel)
+
+	def sweep_7_3() -> Outcome:
+		warm.wait('sweep-7.3', runner.say)
+		return current.sweep_step(runner, jobs=o.jobs, accel=o.accel)
+
 	def validate_gate() -> Outcome:
-		# validate moves the converted worktree the warm-up builds from.
-		warm.wait('*', runner.say)
+		# validate moves the converted worktree the warm-up of build/linux
+		# builds from (the 7.3 jobs build from a worktree of their own).
+		for job in WARM_GATES:
+			warm.wait(job, runner.say)
 		return validate.step(runner, validate.ValidateRequest(o.kdir, o.patches, jobs=o.jobs,
 								      accel=o.accel))
 
@@ -109,7 +128,7 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 		Gate('cocci', 'the checker corpus does not give the expected findings',
 		     lambda: corpus_step(runner, o.kdir), needs=('deps',)),
 		Gate('tree-7.3', "Debian's 7.3 tree could not be made, or its series is not "
-		     'checkpatch clean', lambda: current.tree_step(runner, o.force), needs=('deps',)),
+		     'checkpatch clean', tree_7_3, needs=('deps',)),
 		Gate('report-7.3', 'the checker on 7.3 has untriaged findings, or others than the '
 		     'committed report', lambda: current.report_step(runner, jobs=o.jobs),
 		     needs=('tree-7.3',)),
@@ -140,6 +159,11 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 		     'kernel behaves unlike baseline',
 		     validate_gate,
 		     needs=('tree',)),
+		# Last: their kernels are warmed up after those of build/linux.
+		Gate('kunit-7.3', 'the KUnit kernel of 7.3 with its series failed in QEMU', kunit_7_3,
+		     needs=('tree-7.3',)),
+		Gate('sweep-7.3', '7.3 with its series behaves unlike 7.3 with the series up to its '
+		     'API in the fault sweep', sweep_7_3, needs=('kunit-7.3',)),
 	]
 
 

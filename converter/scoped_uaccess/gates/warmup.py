@@ -50,12 +50,31 @@ class Warmup:
 		self.proc: Optional[subprocess.Popen] = None
 		self.thread: Optional[threading.Thread] = None
 		self.lock = threading.Lock()
+		self.running = False		# a thread works through self.jobs
+		self.next = 0			# the index of the next job
 
 	def start(self, jobs: list[Job]) -> None:
 		self.jobs = jobs
 		self.done = {job.gate: threading.Event() for job in jobs}
 		self.log.parent.mkdir(parents=True, exist_ok=True)
 		self.log.unlink(missing_ok=True)
+		self.running = True
+		self.thread = threading.Thread(target=self._work, name='warmup', daemon=True)
+		self.thread.start()
+
+	def add(self, jobs: list[Job]) -> None:
+		"""More jobs, once a gate has made what they build from (the 7.3
+		tree): after those queued, or in a new thread when the queue ran dry."""
+		if self.thread is None:
+			return
+		with self.lock:
+			if self.stopped:
+				return
+			self.done.update({job.gate: threading.Event() for job in jobs})
+			self.jobs = [*self.jobs, *jobs]
+			if self.running:
+				return
+			self.running = True
 		self.thread = threading.Thread(target=self._work, name='warmup', daemon=True)
 		self.thread.start()
 
@@ -84,7 +103,13 @@ class Warmup:
 	def _work(self) -> None:
 		with open(self.log, 'a', errors='backslashreplace') as log:
 			runner = Runner(echo=log)
-			for job in self.jobs:
+			while True:
+				with self.lock:
+					if self.next >= len(self.jobs):
+						self.running = False
+						return
+					job = self.jobs[self.next]
+					self.next += 1
 				runner.say(f'=== warmup: {job.gate}')
 				try:
 					for step in job.steps:
