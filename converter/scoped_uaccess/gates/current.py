@@ -3,7 +3,7 @@
 report of it, its fixes and its conversions.
 
 The tree is fetched and made as `make tree KDIR=build/linux-7.3` makes
-it (its series: the checker patch, then the conversions), and its
+it (its series: the checker and KUnit patches, then the conversions), and its
 patches pass checkpatch.  The checker's report of the tree, and of the
 pristine tree, are written under build/results/ and must be complete:
 every finding triaged, in reports/linux-<version>/triage.json or
