@@ -28,7 +28,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, format_seconds, relative, written
-from scoped_uaccess.kernel import baseline, kbuild, tree, treefacts, worktree
+from scoped_uaccess.kernel import baseline, kbuild, sources, tree, treefacts, worktree
 from scoped_uaccess.kernel.qemu import ACCELERATORS, AccelChoice, choose_accelerator
 from scoped_uaccess.kernel.toolchains import GCC
 from scoped_uaccess.kunit import sweep_boot, sweep_records, userspace
@@ -308,11 +308,12 @@ def kernels_description(runner: Runner, converted_tree: Path, base: str) -> tupl
 	count = runner.run(Command(('git', 'rev-list', '--count', f'{tree.BASELINE_TAG}..HEAD'),
 				   cwd=converted_tree, mutates=False), Output.CAPTURE).output.strip()
 	return (baseline.describe(runner, converted_tree, base),
-		f'baseline + the {count} commits of the series (patches/series)')
+		f'baseline + the {count} commits of the series '
+		f'({relative(sources.patches_for(converted_tree) / "series")})')
 
 
 def write_report(runner: Runner, result: SweepResult, out: Path, converted_tree: Path,
-		 base: str) -> list[str]:
+		 base: str, kdir: Path = paths.DEFAULT_KDIR) -> list[str]:
 	"""reports/linux-<version>/faultsweep.json and .md; returns their paths."""
 	version = tree.kernel_version(converted_tree)
 	conversion_file = out / 'conversion.json'
@@ -333,7 +334,10 @@ def write_report(runner: Runner, result: SweepResult, out: Path, converted_tree:
 		diffs += tr.differences
 		as_hole += tr.as_hole
 	data = sweep_report.report_data(version, kernels_description(runner, converted_tree, base),
-					targets, consoles, diffs, as_hole, conversion)
+					targets, consoles, diffs, as_hole, conversion,
+					sweep_report.COMMAND if not paths.tree_suffix(kdir) else
+					f'converter/scoped-uaccess faultsweep --kdir {relative(kdir)} '
+					'--install')
 	return [written(out / 'faultsweep.json', sweep_report.render_json(data)),
 		written(out / 'faultsweep.md', sweep_report.render_markdown(data))]
 
@@ -351,7 +355,7 @@ def step(runner: Runner, request: FaultsweepRequest) -> Outcome:
 			return Outcome.ok('dry run')
 	if request.report_dir is not None:
 		files = write_report(runner, result, request.report_dir, request.converted_tree,
-				     request.base)
+				     request.base, request.tree)
 		runner.say(f'faultsweep: wrote {" and ".join(files)}')
 	summary = result.summary()
 	runner.say(f'faultsweep: details: {relative(request.results / "faultsweep.txt")}')

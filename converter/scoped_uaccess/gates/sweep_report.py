@@ -116,7 +116,8 @@ def path_entries(consoles: dict[str, SweepConsole], diffs: list[Difference],
 
 def report_data(version: str, kernels: tuple[str, str], targets: list[dict],
 		consoles: dict[str, SweepConsole], diffs: list[Difference],
-		as_hole: list[tuple[str, str, str]], conversion: Optional[dict]) -> dict:
+		as_hole: list[tuple[str, str, str]], conversion: Optional[dict],
+		command: str = COMMAND) -> dict:
 	"""The content of faultsweep.json.  targets: per target its name,
 	archs, configuration, whether KUAP is required and was on, problems."""
 	paths = path_entries(consoles, diffs, as_hole)
@@ -136,7 +137,7 @@ def report_data(version: str, kernels: tuple[str, str], targets: list[dict],
 	return {
 		'version': version,
 		'kernels': dict(zip(('baseline', 'converted'), kernels)),
-		'command': COMMAND,
+		'command': command,
 		'targets': targets,
 		'paths': paths,
 		'regions': regions,
