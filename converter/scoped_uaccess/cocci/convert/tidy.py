@@ -112,6 +112,14 @@ def _added_label(line: str, before: str) -> bool:
 
 
 _LABEL = re.compile(r'^([A-Za-z_]\w*):$')
+
+
+def _under_added_label(line: str, before: str, inside: bool) -> bool:
+	"""Whether line and those after it are under a label the conversion
+	added (inside: whether the line before was); a function's `}` ends it."""
+	if _LABEL.match(line):
+		return _added_label(line, before)
+	return False if line.startswith('}') else inside
 _CONSTANT_TEXT = r'-E[A-Z0-9]+|-?\d+|NULL|true|false'
 _CONSTANT = rf'(?:{_CONSTANT_TEXT})'
 
@@ -325,10 +333,7 @@ def _fold_known_test(lines: list[str], before: str) -> list[str]:
 	i = 0
 	while i + 2 < len(out):
 		line = out[i]
-		if re.match(r'^[A-Za-z_]\w*:$', line):
-			label_added = _added_label(line, before)
-		elif line.startswith('}'):
-			label_added = False
+		label_added = _under_added_label(line, before, label_added)
 		m = re.match(r'^(\t+)([A-Za-z_]\w*) = -E[A-Z0-9]+;$', line)
 		if label_added and m:
 			ind, var = m.groups()
@@ -341,8 +346,6 @@ def _fold_known_test(lines: list[str], before: str) -> list[str]:
 	return out
 
 
-
-
 def _fold_label_return(lines: list[str], before: str) -> list[str]:
 	"""Under a label the conversion added, `V = C;` with C a constant,
 	statements that neither use V nor jump, then `return V;`: the label
@@ -353,10 +356,7 @@ def _fold_label_return(lines: list[str], before: str) -> list[str]:
 	i = 0
 	while i < len(out):
 		line = out[i]
-		if _LABEL.match(line):
-			label_added = _added_label(line, before)
-		elif line.startswith('}'):
-			label_added = False
+		label_added = _under_added_label(line, before, label_added)
 		m = re.match(rf'^\t([A-Za-z_]\w*) = ({_CONSTANT});$', line)
 		if label_added and m:
 			var, value = m.groups()
