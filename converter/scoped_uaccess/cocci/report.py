@@ -21,7 +21,6 @@ from scoped_uaccess.kernel import multitool
 from scoped_uaccess.kernel.tree import kernel_version
 
 REPORTS = paths.REPO / 'reports'
-OUTPUTS = ('report.txt', 'findings.json', 'findings.sarif', 'summary.md')
 
 
 class Verdict(enum.Enum):

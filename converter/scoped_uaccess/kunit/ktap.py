@@ -218,6 +218,3 @@ def parse(lines: Iterable[str]) -> Run:
 		parser.feed(line)
 	return parser.finish()
 
-
-def parse_text(text: str) -> Run:
-	return parse(text.splitlines())

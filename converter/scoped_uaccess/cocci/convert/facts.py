@@ -40,15 +40,6 @@ class Accessor:
 	pos: Pos
 
 
-@dataclass(frozen=True)
-class Declaration:
-	function: str		# '' for a file-scope declaration
-	name: str
-	type: str		# the declared type, as in the source
-	pos: Pos
-	parameter: bool = False
-
-
 @dataclass
 class Facts:
 	"""Everything matched in one file."""
@@ -61,7 +52,6 @@ class Facts:
 	gotos: list[tuple[str, str, Pos]] = field(default_factory=list)	# function, label
 	assigns: list[tuple[str, str, Pos]] = field(default_factory=list)	# function, variable
 	functions: dict[str, str] = field(default_factory=dict)	# name -> always, inline, noinline, plain
-	declarations: list[Declaration] = field(default_factory=list)
 
 	def functions_with_begins(self) -> set[str]:
 		return {b.function for b in self.begins.values()}
@@ -133,8 +123,3 @@ def record_function(name: str, kind: str, file: str) -> None:
 	# Declared once noinline, or once __always_inline: that wins.
 	if functions.get(name) not in ('always', 'noinline'):
 		functions[name] = kind
-
-
-def record_declaration(p, name: str, type_text: str, parameter: bool = False) -> None:
-	function = p.current_element if p.current_element != 'something_else' else ''
-	of(p.file).declarations.append(Declaration(function, name, type_text, _pos(p), parameter))

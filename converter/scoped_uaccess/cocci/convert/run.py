@@ -49,7 +49,6 @@ BEGIN_WORDS = (*api.OPEN_BEGINS, *api.MASKED_BEGINS, api.MASKED_TEST)
 CHECKER_ERROR = 'checker-error'		# the checker reports a new ERROR on the result
 NOT_REWRITTEN = 'not-rewritten'		# report said converted, patch mode left it
 CHECKPATCH_DIRTY = 'checkpatch'		# the generated patch is not checkpatch clean
-RULES_DISAGREE = 'rules-disagree'	# patch mode rewrote a region report mode skips
 # The checker on one rewritten file: some take minutes on a loaded machine;
 # one that does not finish is not trusted.
 CHECK_TIMEOUT = 300

@@ -105,13 +105,6 @@ def code_after(lines: list[str], i: int, hi: int) -> list[tuple[int, str]]:
 	return out
 
 
-def statements_at(lines: list[str], i: int, hi: int) -> list[str]:
-	"""What falling into line i does, as simple statements up to and with
-	the next return or goto (labels skipped); None-like empty list if it
-	runs into a block."""
-	return [t for _, t in code_after(lines, i - 1, hi) if not t.startswith('LABEL ')]
-
-
 def effective(lines: list[str], lo: int, hi: int, name: str, removed_lines: set[int],
 	      depth: int = 0) -> Optional[list[str]]:
 	"""What jumping to label name does, as a list of simple statements, with
