@@ -22,15 +22,14 @@ from typing import Optional
 
 _SCOPE = re.compile(r'^(\t+)scoped_user_(?:read|write|rw)_access(?:_size)?\(')
 _ASSIGN = re.compile(r'^(\t+)(?P<name>[A-Za-z_]\w*) = (?P<value>[^;]+);$')
-_DECL = re.compile(r'^\t(?P<type>(?:const |struct |unsigned |union |enum )*[A-Za-z_]\w*'
-		   r'(?: __user)? ?\**)(?P<name>[A-Za-z_]\w*);$')
+# A declared type as the passes write it: `struct foo __user *`, `unsigned long `.
+_TYPE = r'(?:const |struct |unsigned |union |enum )*[A-Za-z_]\w*(?: __user)? ?\**'
+_DECL = re.compile(rf'^\t(?P<type>{_TYPE})(?P<name>[A-Za-z_]\w*);$')
 # Any declaration line inside a block (one blank line closes a group).
-_DECL_LINE = re.compile(r'^\t+(?:const |struct |unsigned |union |enum )*[A-Za-z_]\w*'
-			r'(?: __user)? ?\**[A-Za-z_]\w*( = [^;]+)?;$')
+_DECL_LINE = re.compile(rf'^\t+{_TYPE}[A-Za-z_]\w*( = [^;]+)?;$')
 # A declaration whose value is a constant no one reads before the scope
 # sets the variable (`T *p = NULL;`): it stays, and is no use of p.
-_DECL_INIT = re.compile(r'^\t(?:const |struct |unsigned |union |enum )*[A-Za-z_]\w*'
-			r'(?: __user)? ?\**(?P<name>[A-Za-z_]\w*) = (?:NULL|0);$')
+_DECL_INIT = re.compile(rf'^\t{_TYPE}(?P<name>[A-Za-z_]\w*) = (?:NULL|0);$')
 
 
 def _uses(line: str, name: str) -> bool:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from scoped_uaccess.cocci import api
 from scoped_uaccess.cocci.convert.steps import reports_dir
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import TreeStateError, UsageError
@@ -31,8 +32,7 @@ from scoped_uaccess.kernel import tree
 VERDICTS = 'mainline-verdicts.json'
 REPORT = 'mainline-comparison.md'
 VERDICT_WORDS = ('same', 'better', 'worse', 'not comparable')
-_OPEN_BEGIN = re.compile(r'\b(user_(read_|write_)?access_begin|masked_user_(read_|write_)?'
-			 r'access_begin)\s*\(')
+_OPEN_BEGIN = re.compile(r'\b(%s)\s*\(' % '|'.join((*api.OPEN_BEGINS, *api.MASKED_BEGINS)))
 
 
 def definition_names(function: str) -> list[str]:
