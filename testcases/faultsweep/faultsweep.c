@@ -185,6 +185,7 @@ static struct shared *shared;
 static unsigned char *hole_end;		/* first byte of the unmapped page */
 static unsigned char *top_end;		/* TASK_SIZE: end of the highest page */
 static const char *top_skip;		/* why there is no top walk */
+static char **self_argv;		/* for a re-exec */
 static size_t page;
 static char base[128];			/* our directory */
 static char dir_path[192], file_path[192];
@@ -1847,6 +1848,28 @@ static void *map_fixed(unsigned long addr, size_t len)
 }
 
 /*
+ * Address-space randomisation put the stack (of a compat task, whose
+ * stack top is TASK_SIZE) where the top walk goes; a sweep without the
+ * walk has ~950 records fewer than the other kernel's.  exec again, up to
+ * TOP_TRIES times, for another layout: the stack moves, the sweep's own
+ * mappings are fixed.  Nothing has been printed yet.
+ */
+#define TOP_TRIES	16
+
+static void reexec_for_top(void)
+{
+	const char *tries = getenv("FAULTSWEEP_TOP_TRIES");
+	int n = tries ? atoi(tries) : 0;
+	char buf[16];
+
+	if (n >= TOP_TRIES)
+		return;
+	snprintf(buf, sizeof(buf), "%d", n + 1);
+	setenv("FAULTSWEEP_TOP_TRIES", buf, 1);
+	execv("/proc/self/exe", self_argv);
+}
+
+/*
  * The highest page the task can map: probe downwards from each power of
  * two; ENOMEM is beyond TASK_SIZE, EEXIST a page in use (then there is
  * no top walk, which a record would show).
@@ -1866,6 +1889,7 @@ static void find_top(void)
 			if (m == MAP_FAILED) {
 				if (errno == EEXIST) {
 					top_skip = "top-page-in-use";
+					reexec_for_top();
 					return;
 				}
 				continue;
@@ -2017,6 +2041,7 @@ int main(int argc, char **argv)
 			printf("%-28s %s\n", paths[i].name, paths[i].region);
 		return 0;
 	}
+	self_argv = argv;
 	if (getpid() == 1)
 		be_init(argv);
 	/* glibc registers its own rseq area; without it ours can register */
