@@ -92,3 +92,18 @@ class OtherTreeTest(unittest.TestCase):
 		self.assertEqual(paths.OUT / 'faultsweep-ppc64le-converted-7.3',
 				 ppc.build_dir('converted', other))
 		self.assertEqual(paths.OUT / 'faultsweep-ppc64le-converted', ppc.build_dir('converted'))
+
+	def test_the_userspace_runs_of_another_tree_are_its_own(self) -> None:
+		"""validate --kdir build/linux-7.3 and gate userspace-7.3 boot the
+		sweep's x86_64 kernels of that tree, and keep their results apart."""
+		other = paths.BUILD / 'linux-7.3'
+		for name in (paths.CONVERTED_RUN, validate.BASELINE_RUN):
+			user = userspace.UserspaceRequest(kdir=paths.converted_tree(other), name=name,
+							  tree=other)
+			self.assertEqual(sweep_boot.target('x86_64').build_dir(name, other), user.build_dir)
+			self.assertEqual(f'userspace-{name}-7.3', user.results_stem)
+			self.assertEqual(paths.RESULTS / f'userspace-{name}-7.3.log',
+					 userspace.results_log(name, other))
+		self.assertEqual(paths.RESULTS / 'userspace-b.log', userspace.results_log('b'))
+		self.assertEqual(paths.OUT / 'validate-arm64-7.3', paths.validate_build_dir('arm64', other))
+		self.assertEqual(paths.OUT / 'validate-arm64', paths.validate_build_dir('arm64'))

@@ -53,8 +53,9 @@ def userspace_build_dir(name: str, kdir: Path = DEFAULT_KDIR) -> Path:
 	return OUT / f'user-{name}{tree_suffix(kdir)}'
 
 
-def validate_build_dir(config: str) -> Path:
+def validate_build_dir(config: str, kdir: Path = DEFAULT_KDIR) -> Path:
 	"""The build directory of validate's build configuration <config> (an
 	architecture name of kernel/architectures.py, `-base` appended for the
-	unconverted tree); the sparse gate prepares validate's x86_64 one."""
-	return OUT / f'validate-{config}'
+	unconverted tree) for kdir; the sparse gate prepares validate's x86_64
+	one."""
+	return OUT / f'validate-{config}{tree_suffix(kdir)}'

@@ -14,7 +14,10 @@ tree and build cleanly (fixes.py), and the conversions regenerate
 identically.  The tree with its series boots in QEMU with the project's
 KUnit suite (the series' second patch: mainline has no test of the
 scopes) and the tree's usercopy suite: kunit_step(), in build/out/
-kunit-gcc-7.3 from build/wt-validate-converted-7.3.
+kunit-gcc-7.3 from build/wt-validate-converted-7.3.  The fault sweep
+(sweep_step()) and the userspace tests (userspace_step()) compare it
+with the tree with the series up to its API, as validate does for
+build/linux.
 
 Debian's backports keep only the newest 7.3.x.  When the version served
 is not the one the committed conversions were generated on, the tree is
@@ -38,9 +41,9 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, relative
-from scoped_uaccess.gates import checkpatch, faultsweep, fixes
+from scoped_uaccess.gates import checkpatch, faultsweep, fixes, validate
 from scoped_uaccess.gates.warmup import Job, configure_step
-from scoped_uaccess.kernel import kbuild, sources, tree, worktree
+from scoped_uaccess.kernel import baseline, kbuild, sources, tree, worktree
 from scoped_uaccess.kernel.qemu import AccelChoice
 from scoped_uaccess.kernel.toolchains import GCC
 from scoped_uaccess.kunit import run as kunit_run
@@ -197,6 +200,27 @@ def sweep_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS,
 	the series up to its API (the checker and KUnit patches), on x86_64
 	(the KUnit kernel of kunit_step() is the converted one) and ppc64le."""
 	return faultsweep.step(runner, faultsweep.request_for(runner, kdir, jobs=jobs, accel=accel))
+
+
+def userspace_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS,
+		   accel: AccelChoice = AccelChoice.AUTO) -> Outcome:
+	"""The userspace tests (testcases/userspace/) booted on the x86_64
+	kernel of the tree with its series and on the tree with the series up
+	to its API, as validate boots build/linux's: every check and the
+	common KUnit cases must agree.  The kernels are sweep_step()'s x86_64
+	ones; what it built is not built again."""
+	request = faultsweep.request_for(runner, kdir, targets=('x86_64',), jobs=jobs, accel=accel)
+	pair = faultsweep.baseline_pair(sweep_boot.target('x86_64'), request)
+	baseline.ensure(runner, request.base, [pair], jobs, paths.RESULTS, runner.say)
+	result = validate.ValidateResult(base=request.base)
+	validate.boot_compare(runner, request.converted_tree, True, jobs, accel, result, runner.say,
+			      request.x86_names[0], tree=kdir)
+	if runner.dry_run:
+		return Outcome.ok('dry run')
+	if result.boot or not result.boot_summary:
+		return Outcome.findings('; '.join([result.boot_summary or 'no comparison',
+						   *result.boot[:5]]))
+	return Outcome.ok(result.boot_summary)
 
 
 def warmup_jobs(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> list[Job]:

@@ -164,6 +164,10 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 		     needs=('tree-7.3',)),
 		Gate('sweep-7.3', '7.3 with its series behaves unlike 7.3 with the series up to its '
 		     'API in the fault sweep', sweep_7_3, needs=('kunit-7.3',)),
+		Gate('userspace-7.3', '7.3 with its series behaves unlike 7.3 with the series up to '
+		     'its API in the userspace tests',
+		     lambda: current.userspace_step(runner, jobs=o.jobs, accel=o.accel),
+		     needs=('sweep-7.3',)),
 	]
 
 

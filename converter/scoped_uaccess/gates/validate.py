@@ -25,7 +25,7 @@ from scoped_uaccess.kernel import worktree
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
-from scoped_uaccess.core.outcome import Outcome, written
+from scoped_uaccess.core.outcome import Outcome, relative, written
 from scoped_uaccess.cocci import api
 from scoped_uaccess.cocci.convert.series import core_commit
 from scoped_uaccess.gates import cross, faultsweep, sparse
@@ -84,7 +84,7 @@ HEADER_USERS_GENERIC = ('lib/strncpy_from_user.c', 'lib/strnlen_user.c', 'lib/us
 			'fs/select.c', 'kernel/futex/core.c')
 # The unconverted commit's worktree, built only to compare warnings, and
 # only when that commit cannot share the converted build directory.
-BASE_TREE = paths.BUILD / 'wt-validate-base'
+BASE_TREE = paths.BUILD / 'wt-validate-base'	# build/linux's; other trees' end in their suffix
 BASELINE_RUN = 'validate-baseline'
 
 
@@ -114,6 +114,7 @@ class ValidateResult:
 	boot_base: str = ''		# baseline.describe() of the baseline kernels
 	boot_ran: bool = False
 	sweep: Optional[faultsweep.SweepResult] = None
+	sweep_dir: Path = faultsweep.RESULTS	# its faultsweep.txt
 	seconds: dict[str, float] = field(default_factory=dict)
 
 	@property
@@ -169,7 +170,7 @@ def _touched_diags(diags: list[Diagnostic], objects: list[str],
 
 def build_unconverted(runner: Runner, config: BuildConfig, kdir: Path, base: str,
 		      base_tree: Callable[[], Path], objects: list[str],
-		      jobs: int) -> tuple[str, Path]:
+		      jobs: int, tree: Path = paths.DEFAULT_KDIR) -> tuple[str, Path]:
 	"""The objects at the unconverted commit; returns the log and the tree
 	they were built from.  When base and HEAD share their configuration and
 	API headers (the core commit and its conversions), in the converted
@@ -178,18 +179,19 @@ def build_unconverted(runner: Runner, config: BuildConfig, kdir: Path, base: str
 	their own."""
 	if baseline.shares_build(runner, kdir, base):
 		with baseline.At(runner, kdir, base):
-			_, log = build_objects(runner, config, kdir, paths.validate_build_dir(config.name),
-					       objects, jobs)
+			_, log = build_objects(runner, config, kdir,
+					       paths.validate_build_dir(config.name, tree), objects, jobs)
 		return log, kdir
 	tree_path = base_tree()
 	_, log = build_objects(runner, config, tree_path,
-			       paths.validate_build_dir(f'{config.name}-base'), objects, jobs)
+			       paths.validate_build_dir(f'{config.name}-base', tree), objects, jobs)
 	return log, tree_path
 
 
 def validate_builds(runner: Runner, kdir: Path, base: str, base_tree: Callable[[], Path],
 		    touched: list[str], jobs: int, say: Callable[[str], None],
-		    only: Optional[list[str]] = None) -> list[ArchBuild]:
+		    only: Optional[list[str]] = None,
+		    tree: Path = paths.DEFAULT_KDIR) -> list[ArchBuild]:
 	results = []
 	for name, objects in objects_by_arch(touched).items():
 		if only and name not in only:
@@ -197,7 +199,7 @@ def validate_builds(runner: Runner, kdir: Path, base: str, base_tree: Callable[[
 		arch = ARCHES[name]
 		result = ArchBuild(arch, objects)
 		start = time.monotonic()
-		out = paths.validate_build_dir(name)
+		out = paths.validate_build_dir(name, tree)
 		say(f'validate: {name}: {arch.defconfig}; {len(objects)} object(s): {" ".join(objects)}')
 		status, log = build_objects(runner, arch, kdir, out, objects, jobs)
 		result.log = log
@@ -213,7 +215,8 @@ def validate_builds(runner: Runner, kdir: Path, base: str, base_tree: Callable[[
 		if diags:
 			say(f'validate: {name}: {len(diags)} warning(s); building the unconverted tree '
 			    'to compare')
-			blog, btree = build_unconverted(runner, arch, kdir, base, base_tree, objects, jobs)
+			blog, btree = build_unconverted(runner, arch, kdir, base, base_tree, objects, jobs,
+							tree)
 			result.log += '\n=== unconverted tree\n' + blog
 			before = _touched_diags(kbuild.parse_diagnostics(blog, (btree,)), objects, touched)
 			result.new = kbuild.new_diagnostics(before, diags)
@@ -232,16 +235,19 @@ def validate_builds(runner: Runner, kdir: Path, base: str, base_tree: Callable[[
 
 def boot_compare(runner: Runner, kdir: Path, build_baseline: bool, jobs: int,
 		 accel: AccelChoice, result: ValidateResult,
-		 say: Callable[[str], None], baseline_run: str = BASELINE_RUN) -> None:
+		 say: Callable[[str], None], baseline_run: str = BASELINE_RUN,
+		 tree: Path = paths.DEFAULT_KDIR) -> None:
 	"""Both kernels with the userspace tests; their results must agree.
 	The baseline's image is built by baseline.ensure() beforehand; without
-	build_baseline, the baseline run named baseline_run is reused."""
+	build_baseline, the baseline run named baseline_run is reused.  kdir is
+	the converted worktree, tree the tree whose build directories these
+	are (paths.tree_suffix())."""
 	consoles: dict[str, Optional[userspace.Console]] = {}
 	kernels = [(paths.CONVERTED_RUN, True)]
 	if build_baseline:
 		kernels.insert(0, (baseline_run, False))
 	else:
-		log = userspace.results_log(baseline_run)
+		log = userspace.results_log(baseline_run, tree)
 		if not log.is_file() and not runner.dry_run:
 			raise UsageError(f'{log} does not exist', 'run `scoped-uaccess userspace '
 					 f'--name {baseline_run}` on a baseline tree, or drop --baseline-run')
@@ -250,7 +256,7 @@ def boot_compare(runner: Runner, kdir: Path, build_baseline: bool, jobs: int,
 	for name, build in kernels:
 		start = time.monotonic()
 		run = userspace.run_userspace(runner, userspace.UserspaceRequest(
-			kdir=kdir, name=name, accel=accel, jobs=jobs, build=build))
+			kdir=kdir, name=name, accel=accel, jobs=jobs, build=build, tree=tree))
 		result.seconds[f'boot {name}'] = time.monotonic() - start
 		say(f'validate: userspace[{name}]: {run.status.value}; build '
 		    f'{run.build_seconds:.0f} s, boot {run.boot_seconds:.0f} s ({run.accelerator.value})')
@@ -285,7 +291,11 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 	names the fault sweep's targets (none: no sweep)."""
 	say = say or runner.say
 	tree.require_baseline(runner, kdir)
+	# Worktrees, build directories and results of kdir's own: build/linux-7.3's
+	# end in -7.3 (paths.tree_suffix()), apart from build/linux's.
+	source, suffix = kdir, paths.tree_suffix(kdir)
 	result = ValidateResult(base=base)
+	result.sweep_dir = faultsweep.RESULTS.with_name(faultsweep.RESULTS.name + suffix)
 	result.touched = worktree.changed_files(runner, kdir, base)
 	kdir = worktree.converted_worktree(runner, kdir)
 	say(f'validate: {len(result.touched)} file(s) touched by {base[:12]}..HEAD: '
@@ -294,10 +304,12 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 
 	def base_tree() -> Path:
 		if not holder:
-			holder.append(worktree.worktree(runner, kdir, BASE_TREE, base))
+			holder.append(worktree.worktree(runner, kdir,
+							BASE_TREE.with_name(BASE_TREE.name + suffix), base))
 		return holder[0]
 	start = time.monotonic()
-	result.builds = validate_builds(runner, kdir, base, base_tree, result.touched, jobs, say, only)
+	result.builds = validate_builds(runner, kdir, base, base_tree, result.touched, jobs, say, only,
+					source)
 	result.seconds['builds'] = time.monotonic() - start
 	if boot:
 		boot_base = baseline.boot_base(runner, kdir)
@@ -305,7 +317,7 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 		request = faultsweep.FaultsweepRequest(
 			converted_tree=kdir, base=boot_base, targets=sweep,
 			x86_names=(baseline_run or BASELINE_RUN, paths.CONVERTED_RUN), build_x86=False,
-			jobs=jobs, accel=accel)
+			jobs=jobs, accel=accel, tree=source, results=result.sweep_dir)
 		if not baseline_run:
 			# Every baseline in one move of the worktree: the x86_64 one
 			# the userspace tests boot, and the sweep's.
@@ -316,7 +328,7 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 			baseline.ensure(runner, boot_base, pairs, jobs, paths.RESULTS, say)
 			result.seconds['baselines'] = time.monotonic() - start
 		boot_compare(runner, kdir, not baseline_run, jobs, accel, result, say,
-			     baseline_run or BASELINE_RUN)
+			     baseline_run or BASELINE_RUN, source)
 		if sweep:
 			# The x86_64 kernels are the userspace boots' own, just built.
 			start = time.monotonic()
@@ -342,7 +354,7 @@ def report(result: ValidateResult) -> str:
 		lines += [f'  {x}' for x in result.boot]
 	if result.sweep is not None:
 		lines.append(f'{"PASS" if result.sweep.passed else "FAIL"} fault sweep: '
-			     f'{result.sweep.summary()} (build/results/faultsweep/faultsweep.txt)')
+			     f'{result.sweep.summary()} ({relative(result.sweep_dir / "faultsweep.txt")})')
 		for t in result.sweep.targets:
 			lines += [f'  {x}' for x in [*t.problems, *map(str, t.differences)]]
 	lines.append(f'verdict: {"PASS" if result.passed else "FAIL"}')
@@ -372,7 +384,8 @@ def step(runner: Runner, request: ValidateRequest) -> Outcome:
 			      baseline_run=request.baseline_run, sweep=request.sweep)
 	if runner.dry_run:
 		return Outcome.ok('dry run')
-	details = written(paths.RESULTS / 'validate.txt', report(result))
+	details = written(paths.RESULTS / f'validate{paths.tree_suffix(request.kdir)}.txt',
+			  report(result))
 	failed = [b.arch.name for b in result.builds if not b.passed]
 	if result.boot:
 		failed.append('boot')

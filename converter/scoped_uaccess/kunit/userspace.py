@@ -93,10 +93,13 @@ class UserspaceRequest:
 	config: Path = CONFIG
 	arch: Arch = ARCHES['x86_64']
 	build: bool = True		# False: boot the kernel already built
+	# The tree whose build directories and results these are (kdir is
+	# the worktree built from): build/linux-7.3's runs end in -7.3.
+	tree: Path = paths.DEFAULT_KDIR
 
 	@property
 	def build_dir(self) -> Path:
-		return paths.userspace_build_dir(self.name)
+		return paths.userspace_build_dir(self.name, self.tree)
 
 	@property
 	def kernel(self) -> Path:
@@ -106,7 +109,8 @@ class UserspaceRequest:
 	@property
 	def results_stem(self) -> str:
 		"""userspace-<name>, plus the mode when it is not the checks alone."""
-		return f'userspace-{self.name}' + ('' if self.mode is Mode.TEST else f'-{self.mode.value}')
+		return (f'userspace-{self.name}{paths.tree_suffix(self.tree)}' +
+			('' if self.mode is Mode.TEST else f'-{self.mode.value}'))
 
 	@property
 	def work_dir(self) -> Path:
@@ -337,10 +341,9 @@ def _steps(runner: Runner, request: UserspaceRequest, result: UserspaceResult) -
 				result.status = RunStatus.CONFIG_FAILED
 				result.message = f'not satisfiable: {" ".join(result.config.missing)}'
 				return
-		runner.say(f'{tag}: building with {request.jobs} jobs '
-			   f'(log: {paths.RESULTS}/userspace-{request.name}-build.log)')
-		built = build_kernel(runner, request,
-				     paths.RESULTS / f'userspace-{request.name}-build.log')
+		log = paths.RESULTS / f'{request.results_stem}-build.log'
+		runner.say(f'{tag}: building with {request.jobs} jobs (log: {log})')
+		built = build_kernel(runner, request, log)
 		result.build_seconds = built.elapsed
 		if built.returncode != 0:
 			result.status = RunStatus.BUILD_FAILED
@@ -414,12 +417,13 @@ def write_json(result: UserspaceResult) -> None:
 	result.json.write_text(json.dumps(data, indent=2) + '\n')
 
 
-def results_log(name_or_path: str) -> Path:
-	"""A run's console log: a path, or the name given to `userspace --name`."""
+def results_log(name_or_path: str, tree: Path = paths.DEFAULT_KDIR) -> Path:
+	"""A run's console log: a path, or the name given to `userspace --name`
+	(a run of tree's)."""
 	path = Path(name_or_path)
 	if path.suffix == '.log' or path.is_file():
 		return path
-	return paths.RESULTS / f'userspace-{name_or_path}.log'
+	return paths.RESULTS / f'userspace-{name_or_path}{paths.tree_suffix(tree)}.log'
 
 
 def step(runner: Runner, request: UserspaceRequest) -> Outcome:
