@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Optional
 
 from scoped_uaccess.core import paths
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Output, Runner
+from scoped_uaccess.kernel.git import git
 
 ALWAYS = 'always'	# static __always_inline: inlined whatever the compiler decides
 INLINE = 'inline'	# static inline: usually inlined, not guaranteed
@@ -80,8 +81,7 @@ def build(kdir: Path) -> dict[str, str]:
 def cache_path(runner: Runner, kdir: Path) -> Path:
 	"""The cache file for kdir's HEAD (its tree id, so that it is shared by
 	worktrees at the same commit)."""
-	run = runner.run(Command(('git', 'rev-parse', 'HEAD^{tree}'), cwd=kdir, mutates=False),
-			 Output.CAPTURE, check=False)
+	run = runner.run(git(kdir, 'rev-parse', 'HEAD^{tree}'), Output.CAPTURE, check=False)
 	key = run.output.strip()[:16] if run.returncode == 0 else 'nogit-' + hashlib.sha1(
 		str(kdir.resolve()).encode()).hexdigest()[:16]
 	return CACHE / f'inlines-{key}.json'

@@ -14,10 +14,11 @@ from scoped_uaccess.cocci import check, inlines
 from scoped_uaccess.cocci.check import CheckRequest, CheckResult
 from scoped_uaccess.cocci.findings import Finding, SarifTree, Severity, findings_from_json
 from scoped_uaccess.core import paths
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, relative
 from scoped_uaccess.kernel import multitool
+from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel.tree import kernel_version
 
 REPORTS = paths.REPO / 'reports'
@@ -216,8 +217,8 @@ def results_dir(out: Path) -> Path:
 def head_commit(runner: Runner, kdir: Path) -> Optional[str]:
 	if not (kdir / '.git').exists():
 		return None
-	run = runner.run(Command(('git', '--no-optional-locks', 'rev-parse', '-q', '--verify', 'HEAD'),
-				 cwd=kdir, mutates=False), Output.CAPTURE, check=False)
+	run = runner.run(git(kdir, '--no-optional-locks', 'rev-parse', '-q', '--verify', 'HEAD'),
+			 Output.CAPTURE, check=False)
 	return run.output.strip() if run.returncode == 0 else None
 
 
@@ -226,9 +227,8 @@ def baseline_subject(runner: Runner, kdir: Path) -> str:
 	linux-source-6.1)`; '' if it has none."""
 	if not (kdir / '.git').exists():
 		return ''
-	run = runner.run(Command(('git', '--no-optional-locks', 'log', '-1', '--format=%s',
-				  'refs/tags/baseline'), cwd=kdir, mutates=False),
-			 Output.CAPTURE, check=False)
+	run = runner.run(git(kdir, '--no-optional-locks', 'log', '-1', '--format=%s',
+			     'refs/tags/baseline'), Output.CAPTURE, check=False)
 	return run.output.strip() if run.returncode == 0 else ''
 
 
@@ -264,8 +264,8 @@ def tree_state(runner: Runner, kdir: Path) -> str:
 	"""`git describe` of the tree, or why there is none."""
 	if not (kdir / '.git').exists():
 		return 'not a git tree'	# not the describe of a repository around it
-	run = runner.run(Command(('git', '--no-optional-locks', 'describe', '--always', '--tags',
-				  '--dirty'), cwd=kdir, mutates=False), Output.CAPTURE, check=False)
+	run = runner.run(git(kdir, '--no-optional-locks', 'describe', '--always', '--tags',
+			     '--dirty'), Output.CAPTURE, check=False)
 	return run.output.strip() if run.returncode == 0 else 'not a git tree'
 
 

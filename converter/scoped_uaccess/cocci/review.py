@@ -19,9 +19,10 @@ from typing import Callable, Optional, Sequence
 from scoped_uaccess.cocci import check, inlines, spatch
 from scoped_uaccess.cocci.findings import Finding
 from scoped_uaccess.core import paths
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, UsageError
 from scoped_uaccess.kernel import worktree
+from scoped_uaccess.kernel.git import git
 
 REVIEW_TREE = paths.BUILD / 'wt-review'
 _HUNK = re.compile(r'^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@', re.M)
@@ -46,10 +47,6 @@ class ReviewResult:
 	@property
 	def findings(self) -> list[Finding]:
 		return self.new.findings
-
-
-def _git(tree: Path, *args: str) -> Command:
-	return Command(('git', '--no-optional-locks', *args), cwd=tree, mutates=False)
 
 
 def parse_range(text: str) -> tuple[str, str]:
@@ -77,7 +74,8 @@ def in_ranges(f: Finding, ranges: list[tuple[int, int]]) -> bool:
 
 def _write_version(runner: Runner, tree: Path, rev: str, name: str, root: Path) -> bool:
 	"""name as rev has it, written under root; False when rev has no such file."""
-	run = runner.run(_git(tree, 'show', f'{rev}:{name}'), Output.CAPTURE, check=False)
+	run = runner.run(git(tree, '--no-optional-locks', 'show', f'{rev}:{name}'), Output.CAPTURE,
+			 check=False)
 	if run.returncode != 0:
 		return False
 	(root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -89,11 +87,11 @@ def review(runner: Runner, request: ReviewRequest,
 	   progress: Optional[Callable[[str], None]] = None) -> ReviewResult:
 	tree = request.tree
 	for rev in (request.base, request.head):
-		if runner.run(_git(tree, 'rev-parse', '-q', '--verify', f'{rev}^{{commit}}'),
-			      Output.CAPTURE, check=False).returncode != 0:
+		if runner.run(git(tree, '--no-optional-locks', 'rev-parse', '-q', '--verify',
+				  f'{rev}^{{commit}}'), Output.CAPTURE, check=False).returncode != 0:
 			raise UsageError(f'{rev} is not a commit of {tree}', 'give --diff A..B of that tree')
-	names = runner.run(_git(tree, 'diff', '--name-only', '--diff-filter=AMR', request.base,
-				request.head, '--', '*.c', '*.h', *request.only),
+	names = runner.run(git(tree, '--no-optional-locks', 'diff', '--name-only', '--diff-filter=AMR',
+			       request.base, request.head, '--', '*.c', '*.h', *request.only),
 			   Output.CAPTURE).output.split()
 	result = ReviewResult()
 	index = inlines.index(runner, tree) if (tree / 'include' / 'linux').is_dir() else None
@@ -120,8 +118,8 @@ def review(runner: Runner, request: ReviewRequest,
 		new, old = run(new_root), run(old_root)
 	ranges = {}
 	for name in result.files:
-		diff = runner.run(_git(tree, 'diff', '--function-context', request.base, request.head,
-				       '--', name), Output.CAPTURE).output
+		diff = runner.run(git(tree, '--no-optional-locks', 'diff', '--function-context',
+				      request.base, request.head, '--', name), Output.CAPTURE).output
 		ranges[name] = touched_lines(diff)
 	result.old_ids = {f.id for f in old.findings} | {p.id for p in old.parse_failures}
 	new.findings = [f for f in new.findings
@@ -142,12 +140,12 @@ def apply_patches(runner: Runner, tree: Path, patches: Sequence[Path],
 	wt = worktree.worktree(runner, tree, scratch, worktree.head(runner, tree), scratch=True)
 	for p in patches:
 		try:
-			runner.run(Command(('git', '-c', 'user.name=scoped-uaccess review',
-					    '-c', 'user.email=review@scoped-uaccess.invalid',
-					    'am', '-q', '--committer-date-is-author-date',
-					    str(p.resolve())), cwd=wt), Output.CAPTURE)
+			runner.run(git(wt, '-c', 'user.name=scoped-uaccess review',
+				       '-c', 'user.email=review@scoped-uaccess.invalid',
+				       'am', '-q', '--committer-date-is-author-date',
+				       str(p.resolve()), mutates=True), Output.CAPTURE)
 		except CommandFailed as e:
-			runner.run(Command(('git', 'am', '--abort'), cwd=wt), Output.CAPTURE, check=False)
+			runner.run(git(wt, 'am', '--abort', mutates=True), Output.CAPTURE, check=False)
 			raise UsageError(f'{p.name} does not apply to the HEAD of {tree}',
 					 'rebase the series on it, or give --diff A..B') from e
 	return worktree.head(runner, wt)

@@ -14,13 +14,13 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Optional
 
 from scoped_uaccess.cocci import check
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import TreeStateError
 from scoped_uaccess.core.outcome import Outcome, relative
 from scoped_uaccess.kernel import sources, tree
+from scoped_uaccess.kernel.git import git
 
 SHIPPED_DIR = 'scripts/coccinelle/misc'
 COVER = '0000-cover-letter.patch'
@@ -37,11 +37,6 @@ def checker_patch(series: list[Path]) -> int:
 	return hits[0]
 
 
-def _git(kdir: Path, *args: str, env: Optional[dict[str, str]] = None,
-	 mutates: bool = True) -> Command:
-	return Command(('git', *args), cwd=kdir, env=env or {}, mutates=mutates)
-
-
 def refresh(runner: Runner, kdir: Path, patches: Path) -> Outcome:
 	"""Brings the checker patch of the series in patches/ up to date with cocci/."""
 	series = tree.read_series(patches)
@@ -50,8 +45,8 @@ def refresh(runner: Runner, kdir: Path, patches: Path) -> Outcome:
 	if state.state is not tree.TreeState.UP_TO_DATE:
 		raise TreeStateError(f'{kdir} has {state.state.value} ({state.detail})',
 				     f'run `make tree KDIR={relative(kdir)}` first')
-	commits = runner.run(_git(kdir, 'rev-list', '--reverse', f'{tree.BASELINE_TAG}..HEAD',
-				  mutates=False), Output.CAPTURE).output.split()
+	commits = runner.run(git(kdir, 'rev-list', '--reverse', f'{tree.BASELINE_TAG}..HEAD'),
+			     Output.CAPTURE).output.split()
 	commit = commits[index]
 	target = kdir / SHIPPED_DIR
 	for old in target.glob('scoped_uaccess_*.cocci'):
@@ -61,23 +56,25 @@ def refresh(runner: Runner, kdir: Path, patches: Path) -> Outcome:
 	for script in check.CHECKERS:
 		if not runner.dry_run:
 			shutil.copyfile(script, target / script.name)
-	runner.run(_git(kdir, 'add', '-f', '-A', '--', f'{SHIPPED_DIR}/scoped_uaccess_*.cocci'))
-	if runner.run(_git(kdir, 'diff', '--cached', '--quiet', mutates=False),
+	runner.run(git(kdir, 'add', '-f', '-A', '--', f'{SHIPPED_DIR}/scoped_uaccess_*.cocci',
+		       mutates=True))
+	if runner.run(git(kdir, 'diff', '--cached', '--quiet'),
 		      check=False).returncode == 0 and not runner.dry_run:
 		return Outcome.ok(f'{series[index].name} already ships cocci/\'s scripts')
-	runner.run(_git(kdir, '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify',
-			f'--fixup={commit}'))
-	runner.run(_git(kdir, 'rebase', '-q', '-i', '--autosquash', f'{commit}^',
-			env={'GIT_SEQUENCE_EDITOR': ':'}))
+	runner.run(git(kdir, '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify',
+		       f'--fixup={commit}', mutates=True))
+	runner.run(git(kdir, 'rebase', '-q', '-i', '--autosquash', f'{commit}^',
+		       env={'GIT_SEQUENCE_EDITOR': ':'}, mutates=True))
 	with tempfile.TemporaryDirectory() as tmp:
-		runner.run(_git(kdir, 'format-patch', '-q', '-o', tmp, f'{tree.BASELINE_TAG}..HEAD'))
+		runner.run(git(kdir, 'format-patch', '-q', '-o', tmp, f'{tree.BASELINE_TAG}..HEAD',
+			       mutates=True))
 		if not runner.dry_run:
 			exported = sorted(Path(tmp).glob('*.patch'))[index]
 			series[index].write_text(exported.read_text())
 	cover = patches / COVER
 	if cover.is_file() and not runner.dry_run:
-		stat = runner.run(_git(kdir, 'diff', '--stat=72', f'{tree.BASELINE_TAG}..HEAD',
-				       mutates=False), Output.CAPTURE).output
+		stat = runner.run(git(kdir, 'diff', '--stat=72', f'{tree.BASELINE_TAG}..HEAD'),
+				  Output.CAPTURE).output
 		cover.write_text(replace_diffstat(cover.read_text(), stat))
 	return Outcome.ok(f'{relative(series[index])} exported again with cocci/\'s scripts')
 

@@ -12,6 +12,7 @@ from scoped_uaccess.cocci import api
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
+from scoped_uaccess.kernel.git import git
 
 SPATCH = 'spatch'
 # The interpreter of the scripts' Python.  spatch asks `python3` on PATH
@@ -121,9 +122,8 @@ def _files_using(runner: Runner, directory: Path, names: tuple[str, ...]) -> lis
 	# are walked.
 	if (directory / '.git').exists():
 		words = [w for n in names for w in ('-e', n)]
-		result = runner.run(Command(('git', '--no-optional-locks', 'grep', '-l', '-F', *words,
-					     '--', '*.c', '*.h'), cwd=directory, mutates=False),
-				    Output.CAPTURE, check=False)
+		result = runner.run(git(directory, '--no-optional-locks', 'grep', '-l', '-F', *words,
+					'--', '*.c', '*.h'), Output.CAPTURE, check=False)
 		if result.returncode in (0, 1):
 			return [directory / name for name in result.output.splitlines()
 				if name and pattern.search((directory / name).read_text(errors='replace'))]

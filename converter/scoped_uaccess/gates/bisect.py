@@ -7,11 +7,12 @@ from pathlib import Path
 
 from scoped_uaccess.kernel import worktree
 from scoped_uaccess.core import paths
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.core.outcome import Outcome
 from scoped_uaccess.gates.runner import build_verdict
 from scoped_uaccess.kernel import kbuild
+from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel.tree import BASELINE_TAG, require_baseline
 
 # Objects that use what the series changes, on x86_64.  A patch that breaks
@@ -48,8 +49,8 @@ class CommitResult:
 def series_commits(runner: Runner, kdir: Path) -> list[tuple[str, str]]:
 	"""(sha, subject) of baseline..HEAD in kdir, oldest first."""
 	require_baseline(runner, kdir)
-	log = runner.run(Command(('git', '-C', str(kdir), 'log', '--reverse', '--format=%H %s',
-				  f'{BASELINE_TAG}..HEAD'), mutates=False), Output.CAPTURE)
+	log = runner.run(git(kdir, 'log', '--reverse', '--format=%H %s', f'{BASELINE_TAG}..HEAD'),
+			 Output.CAPTURE)
 	return [tuple(line.split(' ', 1)) for line in log.output.splitlines() if line]
 
 

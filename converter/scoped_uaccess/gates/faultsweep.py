@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from scoped_uaccess.core import paths
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, format_seconds, relative, written
 from scoped_uaccess.kernel import baseline, kbuild, sources, tree, treefacts, worktree
+from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel.qemu import ACCELERATORS, AccelChoice, choose_accelerator
 from scoped_uaccess.kernel.toolchains import GCC
 from scoped_uaccess.kunit import sweep_boot, sweep_records, userspace
@@ -305,8 +306,8 @@ def from_logs(results: Path, targets: tuple[str, ...], masking: tuple[str, ...])
 
 def kernels_description(runner: Runner, converted_tree: Path, base: str) -> tuple[str, str]:
 	"""What the baseline and the converted kernel are built from."""
-	count = runner.run(Command(('git', 'rev-list', '--count', f'{tree.BASELINE_TAG}..HEAD'),
-				   cwd=converted_tree, mutates=False), Output.CAPTURE).output.strip()
+	count = runner.run(git(converted_tree, 'rev-list', '--count', f'{tree.BASELINE_TAG}..HEAD'),
+			   Output.CAPTURE).output.strip()
 	return (baseline.describe(runner, converted_tree, base),
 		f'baseline + the {count} commits of the series '
 		f'({relative(sources.patches_for(converted_tree) / "series")})')

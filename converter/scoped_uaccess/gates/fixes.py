@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import Optional
 
 from scoped_uaccess.core import paths
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, TreeStateError, UsageError
 from scoped_uaccess.core.outcome import Outcome, relative, written
 from scoped_uaccess.gates import checkpatch, validate
+from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel import kbuild, sources, tree, worktree
 from scoped_uaccess.kernel.kbuild import Diagnostic
 
@@ -97,10 +98,6 @@ class FixesResult:
 			all(b.passed for b in self.builds)
 
 
-def _git(cwd: Path, *args: str, mutates: bool = False) -> Command:
-	return Command(('git', *args), cwd=cwd, mutates=mutates)
-
-
 def apply(runner: Runner, request: FixesRequest) -> tuple[Path, list[str]]:
 	"""The scratch worktree at baseline with the fixes applied by git am;
 	the patch names.  A patch that does not apply is a TreeStateError."""
@@ -114,10 +111,10 @@ def apply(runner: Runner, request: FixesRequest) -> tuple[Path, list[str]]:
 	for patch in series:
 		runner.say(f'{request.kind}: applying {patch.name}')
 		try:
-			runner.run(_git(wt, '-c', 'commit.gpgsign=false', 'am', '--quiet',
+			runner.run(git(wt, '-c', 'commit.gpgsign=false', 'am', '--quiet',
 					str(patch.resolve()), mutates=True), Output.CAPTURE)
 		except CommandFailed as e:
-			runner.run(_git(wt, 'am', '--abort', mutates=True), Output.CAPTURE, check=False)
+			runner.run(git(wt, 'am', '--abort', mutates=True), Output.CAPTURE, check=False)
 			raise TreeStateError(f'{patch.name} does not apply to {request.source.describe()} '
 					     f'({e.problem})', 'rebase the fix on the tree Debian serves') from e
 	return wt, [p.name for p in series]
@@ -126,8 +123,8 @@ def apply(runner: Runner, request: FixesRequest) -> tuple[Path, list[str]]:
 def header_users(runner: Runner, srctree: Path, header: str) -> list[str]:
 	"""The C files that include header by its <linux/...> or "..." name."""
 	name = header.split('include/', 1)[1] if header.startswith('include/') else Path(header).name
-	run = runner.run(_git(srctree, 'grep', '-l', '-F', '-e', f'<{name}>', '-e', f'"{name}"', '--',
-			      '*.c'), Output.CAPTURE, check=False)
+	run = runner.run(git(srctree, 'grep', '-l', '-F', '-e', f'<{name}>', '-e', f'"{name}"', '--',
+			     '*.c'), Output.CAPTURE, check=False)
 	return sorted(run.output.split())
 
 
@@ -181,11 +178,11 @@ def build_arch(runner: Runner, request: FixesRequest, wt: Path, arch: str,
 	if not diags:
 		return result
 	head = worktree.head(runner, wt)
-	runner.run(_git(wt, 'checkout', '-q', '--detach', tree.BASELINE_TAG, mutates=True))
+	runner.run(git(wt, 'checkout', '-q', '--detach', tree.BASELINE_TAG, mutates=True))
 	try:
 		pristine = kbuild.build(runner, build, objects, request.jobs, sparse=True, fresh=True)
 	finally:
-		runner.run(_git(wt, 'checkout', '-q', '--detach', head, mutates=True))
+		runner.run(git(wt, 'checkout', '-q', '--detach', head, mutates=True))
 	before = [d for d in kbuild.parse_diagnostics(pristine.output, [wt]) if d.file in wanted]
 	result.new = kbuild.new_diagnostics(before, diags)
 	result.log += '\n=== the pristine tree\n' + pristine.output

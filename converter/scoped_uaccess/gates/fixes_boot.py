@@ -26,6 +26,7 @@ from scoped_uaccess.core.outcome import Outcome, relative, written
 from scoped_uaccess.gates import fixes
 from scoped_uaccess.kernel import cpio, kbuild, tree, worktree
 from scoped_uaccess.kernel.architectures import ARCHES, Arch
+from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel.qemu import ACCELERATORS, Accelerator, boot_command
 
 TESTCASES = paths.REPO / 'testcases' / 'fixes'
@@ -174,11 +175,11 @@ def run_boots(runner: Runner, request: fixes.FixesRequest) -> list[tuple[FixBoot
 			   for b in boots}
 		for label, commit in (('fixed', head), ('pristine', tree.BASELINE_TAG)):
 			runner.say(f'fixes: the {label} {arch} kernel')
-			runner.run(Command(('git', 'checkout', '-q', '--detach', commit), cwd=wt))
+			runner.run(git(wt, 'checkout', '-q', '--detach', commit, mutates=True))
 			try:
 				kernel = build_kernel(runner, boots[0], wt, work, request.jobs)
 			finally:
-				runner.run(Command(('git', 'checkout', '-q', '--detach', head), cwd=wt))
+				runner.run(git(wt, 'checkout', '-q', '--detach', head, mutates=True))
 			for b in boots:
 				runs[b.name][label] = boot_once(runner, b, kernel, initrds[b.name],
 								logs / f'{b.name}-{label}.log', label)

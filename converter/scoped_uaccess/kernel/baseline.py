@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.core.outcome import relative
 from scoped_uaccess.kernel import kbuild
+from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel.tree import BASELINE_TAG
 
 # What a conversion never changes: the API headers, its KUnit suite and
@@ -54,23 +55,20 @@ class Pair:
 		return self.keep / self.image
 
 
-def _git(runner: Runner, cwd: Path, *args: str, mutates: bool = False) -> str:
-	return runner.run(Command(('git', *args), cwd=cwd, mutates=mutates), Output.CAPTURE).output
-
-
 def boot_base(runner: Runner, kdir: Path) -> str:
 	"""The commit the baseline kernels are built from: the newest commit of
 	the series that touches API_PATHS (the tag when none does)."""
-	found = _git(runner, kdir, 'log', '-1', '--format=%H', f'{BASELINE_TAG}..HEAD', '--',
-		     *API_PATHS).strip()
-	return found or _git(runner, kdir, 'rev-parse', f'{BASELINE_TAG}^{{commit}}').strip()
+	found = runner.run(git(kdir, 'log', '-1', '--format=%H', f'{BASELINE_TAG}..HEAD', '--',
+			       *API_PATHS), Output.CAPTURE).output.strip()
+	return found or runner.run(git(kdir, 'rev-parse', f'{BASELINE_TAG}^{{commit}}'),
+				   Output.CAPTURE).output.strip()
 
 
 def shares_build(runner: Runner, kdir: Path, base: str) -> bool:
 	"""Whether base and HEAD can share a build directory: the same Kconfig
 	files and API headers (so the same .config and generated headers)."""
-	return runner.run(Command(('git', 'diff', '--quiet', base, 'HEAD', '--', *API_PATHS),
-				  cwd=kdir, mutates=False), Output.CAPTURE, check=False).returncode == 0
+	return runner.run(git(kdir, 'diff', '--quiet', base, 'HEAD', '--', *API_PATHS),
+			  Output.CAPTURE, check=False).returncode == 0
 
 
 class At:
@@ -83,24 +81,30 @@ class At:
 		self.head = ''
 
 	def __enter__(self) -> 'At':
-		self.head = _git(self.runner, self.srctree, 'rev-parse', 'HEAD').strip()
-		_git(self.runner, self.srctree, 'checkout', '-q', '--detach', self.commit, mutates=True)
+		self.head = self.runner.run(git(self.srctree, 'rev-parse', 'HEAD'),
+					    Output.CAPTURE).output.strip()
+		self.runner.run(git(self.srctree, 'checkout', '-q', '--detach', self.commit,
+				    mutates=True), Output.CAPTURE)
 		return self
 
 	def __exit__(self, *exc: object) -> None:
-		_git(self.runner, self.srctree, 'checkout', '-q', '--detach', self.head, mutates=True)
+		self.runner.run(git(self.srctree, 'checkout', '-q', '--detach', self.head,
+				    mutates=True), Output.CAPTURE)
 
 
 def describe(runner: Runner, kdir: Path, base: str) -> str:
 	"""'<subject> (<n> of the <m> commits)': what the baseline contains."""
-	subject = _git(runner, kdir, 'log', '-1', '--format=%s', base).strip()
-	have = _git(runner, kdir, 'rev-list', '--count', f'{BASELINE_TAG}..{base}').strip()
-	total = _git(runner, kdir, 'rev-list', '--count', f'{BASELINE_TAG}..HEAD').strip()
+	def out(*args: str) -> str:
+		return runner.run(git(kdir, *args), Output.CAPTURE).output.strip()
+	subject = out('log', '-1', '--format=%s', base)
+	have = out('rev-list', '--count', f'{BASELINE_TAG}..{base}')
+	total = out('rev-list', '--count', f'{BASELINE_TAG}..HEAD')
 	return f'{BASELINE_TAG} + {have} of the {total} commits, up to "{subject}"'
 
 
 def _stamp(runner: Runner, pair: Pair, base: str) -> str:
-	tree_id = _git(runner, pair.build.srctree, 'rev-parse', f'{base}^{{tree}}').strip()
+	tree_id = runner.run(git(pair.build.srctree, 'rev-parse', f'{base}^{{tree}}'),
+			     Output.CAPTURE).output.strip()
 	config = pair.build.out / '.config'
 	digest = hashlib.sha1(config.read_bytes()).hexdigest() if config.is_file() else 'none'
 	return (f'{tree_id} {pair.build.arch.name} {" ".join(pair.build.make_options)} '

@@ -13,6 +13,7 @@ from typing import Optional
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, TreeStateError
 from scoped_uaccess.core.outcome import Outcome, relative
+from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel import sources
 from scoped_uaccess.kernel.sources import KernelSource, makefile_version
 
@@ -97,12 +98,6 @@ def read_series(patches: Path) -> list[Path]:
 	return result
 
 
-def _git(kdir: Path, *args: str, mutates: bool = False,
-	 env: Optional[dict] = None, stdin: Optional[Path] = None) -> Command:
-	return Command(('git', *args), cwd=kdir, mutates=mutates, env=env or {},
-		       stdin=stdin)
-
-
 def _succeeds(runner: Runner, command: Command) -> bool:
 	return runner.run(command, Output.CAPTURE, check=False).returncode == 0
 
@@ -116,7 +111,7 @@ def series_patch_ids(runner: Runner, kdir: Path, series: list[Path]) -> list[str
 	"""`git patch-id --stable` of each patch file, in series order."""
 	ids = []
 	for patch in series:
-		out = runner.run(_git(kdir, 'patch-id', '--stable', stdin=patch),
+		out = runner.run(git(kdir, 'patch-id', '--stable', stdin=patch),
 				 Output.CAPTURE).output
 		found = _parse_patch_ids(out)
 		if len(found) != 1:
@@ -128,15 +123,15 @@ def series_patch_ids(runner: Runner, kdir: Path, series: list[Path]) -> list[str
 
 def commit_patch_ids(runner: Runner, kdir: Path) -> list[str]:
 	"""`git patch-id --stable` of each commit in baseline..HEAD, oldest first."""
-	log = runner.run(_git(kdir, 'log', '-p', '--reverse', '--format=commit %H',
-			      f'{BASELINE_TAG}..HEAD'), Output.CAPTURE).output
+	log = runner.run(git(kdir, 'log', '-p', '--reverse', '--format=commit %H',
+			     f'{BASELINE_TAG}..HEAD'), Output.CAPTURE).output
 	commits = re.findall(r'^commit ([0-9a-f]{40})$', log, re.MULTILINE)
 	if not commits:
 		return []
 	with tempfile.NamedTemporaryFile('w', suffix='.log') as f:
 		f.write(log)
 		f.flush()
-		out = runner.run(_git(kdir, 'patch-id', '--stable', stdin=Path(f.name)),
+		out = runner.run(git(kdir, 'patch-id', '--stable', stdin=Path(f.name)),
 				 Output.CAPTURE).output
 	by_commit = {commit: pid for pid, commit in _parse_patch_ids(out)}
 	# An empty commit has no patch id; it cannot match any patch of the series.
@@ -146,7 +141,7 @@ def commit_patch_ids(runner: Runner, kdir: Path) -> list[str]:
 def require_baseline(runner: Runner, kdir: Path) -> None:
 	"""Raises TreeStateError unless kdir is a git tree with the baseline tag."""
 	if not (kdir / '.git').exists() or not _succeeds(
-			runner, _git(kdir, 'rev-parse', '-q', '--verify', f'refs/tags/{BASELINE_TAG}')):
+			runner, git(kdir, 'rev-parse', '-q', '--verify', f'refs/tags/{BASELINE_TAG}')):
 		raise TreeStateError(f'{kdir} is not a kernel tree made by `make tree` '
 				     f'(no git repository with the {BASELINE_TAG} tag)',
 				     'create it with `make tree`, or point KDIR at one')
@@ -164,22 +159,22 @@ def assess(runner: Runner, request: TreeRequest) -> TreeAssessment:
 					     f'not {request.source.describe()}')
 	if not (kdir / '.git').exists():
 		return TreeAssessment(TreeState.NO_BASELINE, detail='it is not a git tree')
-	if not _succeeds(runner, _git(kdir, 'rev-parse', '-q', '--verify',
-				      f'refs/tags/{BASELINE_TAG}')):
+	if not _succeeds(runner, git(kdir, 'rev-parse', '-q', '--verify',
+				     f'refs/tags/{BASELINE_TAG}')):
 		return TreeAssessment(TreeState.NO_BASELINE,
 				      detail=f'it has no tag `{BASELINE_TAG}`')
-	git_dir = Path(runner.run(_git(kdir, 'rev-parse', '--absolute-git-dir'),
+	git_dir = Path(runner.run(git(kdir, 'rev-parse', '--absolute-git-dir'),
 				  Output.CAPTURE).output.strip())
 	if (git_dir / 'rebase-apply').exists() or (git_dir / 'rebase-merge').exists():
 		return TreeAssessment(TreeState.DIRTY, detail='a git am or rebase is in progress')
-	status = runner.run(_git(kdir, '--no-optional-locks', 'status', '--porcelain'), Output.CAPTURE).output
+	status = runner.run(git(kdir, '--no-optional-locks', 'status', '--porcelain'), Output.CAPTURE).output
 	if status.strip():
 		first = status.splitlines()[0].strip()
 		count = len(status.splitlines())
 		return TreeAssessment(TreeState.DIRTY,
 				      detail=f'it has {count} uncommitted change(s), e.g. {first}')
-	if not _succeeds(runner, _git(kdir, 'merge-base', '--is-ancestor',
-				      BASELINE_TAG, 'HEAD')):
+	if not _succeeds(runner, git(kdir, 'merge-base', '--is-ancestor',
+				     BASELINE_TAG, 'HEAD')):
 		return TreeAssessment(TreeState.DIVERGED,
 				      detail=f'HEAD does not descend from `{BASELINE_TAG}`')
 	series = request.series()
@@ -213,8 +208,8 @@ def matching_prefix(runner: Runner, kdir: Path, series: list[Path]) -> tuple[int
 	matched = next((i for i, (a, b) in enumerate(zip(have, want)) if a != b), len(want))
 	if matched == len(want):
 		return matched, len(have)
-	commit_trees = runner.run(_git(kdir, 'log', '--reverse', '--format=%T',
-				       f'{BASELINE_TAG}..HEAD'), Output.CAPTURE).output.split()
+	commit_trees = runner.run(git(kdir, 'log', '--reverse', '--format=%T',
+				      f'{BASELINE_TAG}..HEAD'), Output.CAPTURE).output.split()
 	series_trees = applied_trees(runner, kdir, series[:len(have)])
 	matched = next((i for i, (a, b) in enumerate(zip(commit_trees, series_trees)) if a != b),
 		       len(series_trees))
@@ -228,16 +223,14 @@ def applied_trees(runner: Runner, kdir: Path, series: list[Path]) -> list[str]:
 	trees = []
 	with tempfile.TemporaryDirectory() as tmp:
 		env = {'GIT_INDEX_FILE': str(Path(tmp) / 'index')}
-		runner.run(Command(('git', 'read-tree', BASELINE_TAG), cwd=kdir, env=env, mutates=False),
-			   Output.CAPTURE)
+		runner.run(git(kdir, 'read-tree', BASELINE_TAG, env=env), Output.CAPTURE)
 		for patch in series:
-			applied = runner.run(Command(('git', 'apply', '--cached', str(patch.resolve())),
-						     cwd=kdir, env=env, mutates=False),
+			applied = runner.run(git(kdir, 'apply', '--cached', str(patch.resolve()), env=env),
 					     Output.CAPTURE, check=False)
 			if applied.returncode != 0:
 				break
-			trees.append(runner.run(Command(('git', 'write-tree'), cwd=kdir, env=env,
-							mutates=False), Output.CAPTURE).output.strip())
+			trees.append(runner.run(git(kdir, 'write-tree', env=env),
+						Output.CAPTURE).output.strip())
 	return trees
 
 
@@ -339,15 +332,15 @@ def commit_baseline(runner: Runner, kdir: Path, source: KernelSource,
 	The message names the package, and its version when it was downloaded
 	(the system's own package is the one `make deps` installed)."""
 	runner.say('tree: committing the baseline (git add of ~90k files takes a while) ...')
-	runner.run(_git(kdir, 'init', '-q', '-b', 'master', mutates=True))
+	runner.run(git(kdir, 'init', '-q', '-b', 'master', mutates=True))
 	# The Debian tarball's .gitignore ends with `/*`; -f adds everything.
-	runner.run(_git(kdir, 'add', '-f', '-A', mutates=True))
+	runner.run(git(kdir, 'add', '-f', '-A', mutates=True))
 	package = f'{source.package} {package_version}' if package_version else source.package
 	message = BASELINE_MESSAGE.format(version=makefile_version(kdir), package=package)
-	runner.run(_git(kdir, '-c', 'commit.gpgsign=false', 'commit', '-q',
+	runner.run(git(kdir, '-c', 'commit.gpgsign=false', 'commit', '-q',
 			'--no-verify', '-m', message.strip(), mutates=True,
 			env=BASELINE_IDENTITY))
-	runner.run(_git(kdir, 'tag', BASELINE_TAG, mutates=True))
+	runner.run(git(kdir, 'tag', BASELINE_TAG, mutates=True))
 
 
 def discard(runner: Runner, request: TreeRequest, before: TreeAssessment) -> int:
@@ -360,11 +353,11 @@ def discard(runner: Runner, request: TreeRequest, before: TreeAssessment) -> int
 	patches are kept.
 	"""
 	kdir = request.kdir
-	runner.run(_git(kdir, 'am', '--abort', mutates=True), Output.CAPTURE, check=False)
-	runner.run(_git(kdir, 'rebase', '--abort', mutates=True), Output.CAPTURE, check=False)
-	runner.run(_git(kdir, 'reset', '-q', '--hard', 'HEAD', mutates=True))
+	runner.run(git(kdir, 'am', '--abort', mutates=True), Output.CAPTURE, check=False)
+	runner.run(git(kdir, 'rebase', '--abort', mutates=True), Output.CAPTURE, check=False)
+	runner.run(git(kdir, 'reset', '-q', '--hard', 'HEAD', mutates=True))
 	# Debian's .gitignore ignores everything, so -x: untracked is ignored.
-	runner.run(_git(kdir, 'clean', '-q', '-f', '-d', '-x', mutates=True))
+	runner.run(git(kdir, 'clean', '-q', '-f', '-d', '-x', mutates=True))
 	if runner.dry_run:
 		return 0
 	after = assess(runner, request)
@@ -372,20 +365,20 @@ def discard(runner: Runner, request: TreeRequest, before: TreeAssessment) -> int
 		return after.applied
 	keep = BASELINE_TAG
 	if after.state is TreeState.DIVERGED and after.applied:
-		commits = runner.run(_git(kdir, 'rev-list', '--reverse', f'{BASELINE_TAG}..HEAD'),
+		commits = runner.run(git(kdir, 'rev-list', '--reverse', f'{BASELINE_TAG}..HEAD'),
 				     Output.CAPTURE).output.split()
 		keep = commits[after.applied - 1]
-	runner.run(_git(kdir, 'reset', '-q', '--hard', keep, mutates=True))
+	runner.run(git(kdir, 'reset', '-q', '--hard', keep, mutates=True))
 	return after.applied if keep != BASELINE_TAG else 0
 
 
 def _ensure_identity(runner: Runner, kdir: Path) -> None:
 	for key, value in zip(('user.name', 'user.email'), FALLBACK_USER):
-		if not _succeeds(runner, _git(kdir, 'config', key)):
-			runner.run(_git(kdir, 'config', '--local', key, value, mutates=True))
+		if not _succeeds(runner, git(kdir, 'config', key)):
+			runner.run(git(kdir, 'config', '--local', key, value, mutates=True))
 	# patches/ is exported with four lines of context (patches/README.md):
 	# format-patch from the tree must produce the same files.
-	runner.run(_git(kdir, 'config', '--local', 'diff.context', EXPORT_CONTEXT,
+	runner.run(git(kdir, 'config', '--local', 'diff.context', EXPORT_CONTEXT,
 			mutates=True))
 
 
@@ -402,17 +395,17 @@ def apply_series(runner: Runner, kdir: Path, series: list[Path], start: int) -> 
 	_ensure_identity(runner, kdir)
 	orig = None
 	if not runner.dry_run:
-		orig = runner.run(_git(kdir, 'rev-parse', 'HEAD'), Output.CAPTURE).output.strip()
+		orig = runner.run(git(kdir, 'rev-parse', 'HEAD'), Output.CAPTURE).output.strip()
 	applied = []
 	for index, patch in enumerate(todo, start + 1):
 		runner.say(f'tree: [{index}/{len(series)}] applying {patch.name}')
 		try:
-			runner.run(_git(kdir, 'am', '--quiet', str(patch.resolve()), mutates=True),
+			runner.run(git(kdir, 'am', '--quiet', str(patch.resolve()), mutates=True),
 				   Output.CAPTURE)
 		except CommandFailed as e:
-			runner.run(_git(kdir, 'am', '--abort', mutates=True), Output.CAPTURE,
+			runner.run(git(kdir, 'am', '--abort', mutates=True), Output.CAPTURE,
 				   check=False)
-			runner.run(_git(kdir, 'reset', '-q', '--hard', orig, mutates=True))
+			runner.run(git(kdir, 'reset', '-q', '--hard', orig, mutates=True))
 			reason = _am_reason(e.output)
 			raise TreeStateError(f'patch {patch.name} does not apply: {reason}; '
 					     f'{kdir} was reset to where it was',

@@ -4,13 +4,10 @@
 from pathlib import Path
 
 from scoped_uaccess.core import paths
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import TreeStateError
+from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel.tree import BASELINE_TAG
-
-
-def _git(cwd: Path, *args: str, mutates: bool = False) -> Command:
-	return Command(('git', *args), cwd=cwd, mutates=mutates)
 
 
 def worktree(runner: Runner, kdir: Path, wt: Path, commit: str, scratch: bool = False) -> Path:
@@ -19,32 +16,32 @@ def worktree(runner: Runner, kdir: Path, wt: Path, commit: str, scratch: bool = 
 	when elsewhere.  A worktree with local changes is refused, unless
 	scratch: then they are thrown away (the converter's own worktree)."""
 	if not wt.exists():
-		runner.run(_git(kdir, 'worktree', 'prune', mutates=True))
-		runner.run(_git(kdir, 'worktree', 'add', '-f', '--detach', str(wt.resolve()), commit,
+		runner.run(git(kdir, 'worktree', 'prune', mutates=True))
+		runner.run(git(kdir, 'worktree', 'add', '-f', '--detach', str(wt.resolve()), commit,
 				mutates=True), Output.CAPTURE)
 		return wt
-	common = runner.run(_git(wt, 'rev-parse', '--path-format=absolute', '--git-common-dir'),
+	common = runner.run(git(wt, 'rev-parse', '--path-format=absolute', '--git-common-dir'),
 			    Output.CAPTURE, check=False).output.strip()
-	mine = runner.run(_git(kdir, 'rev-parse', '--path-format=absolute', '--git-common-dir'),
+	mine = runner.run(git(kdir, 'rev-parse', '--path-format=absolute', '--git-common-dir'),
 			  Output.CAPTURE).output.strip()
 	if not common or Path(common) != Path(mine):
 		raise TreeStateError(f'{wt} exists but is not a worktree of {kdir}',
 				     f'remove {wt}; it is recreated on the next run')
-	want = runner.run(_git(kdir, 'rev-parse', f'{commit}^{{commit}}'), Output.CAPTURE).output.strip()
+	want = runner.run(git(kdir, 'rev-parse', f'{commit}^{{commit}}'), Output.CAPTURE).output.strip()
 	if scratch:
-		runner.run(_git(wt, 'checkout', '-q', '-f', '--detach', want, mutates=True))
-		runner.run(_git(wt, 'reset', '-q', '--hard', want, mutates=True))
+		runner.run(git(wt, 'checkout', '-q', '-f', '--detach', want, mutates=True))
+		runner.run(git(wt, 'reset', '-q', '--hard', want, mutates=True))
 		# Debian's .gitignore ignores everything, so -x: untracked is ignored.
-		runner.run(_git(wt, 'clean', '-q', '-f', '-d', '-x', mutates=True))
+		runner.run(git(wt, 'clean', '-q', '-f', '-d', '-x', mutates=True))
 		return wt
-	dirty = runner.run(_git(wt, '--no-optional-locks', 'status', '--porcelain',
+	dirty = runner.run(git(wt, '--no-optional-locks', 'status', '--porcelain',
 				'--untracked-files=no'), Output.CAPTURE).output
 	if dirty.strip():
 		raise TreeStateError(f'the worktree {wt} has local changes',
 				     f'remove {wt}; it is recreated on the next run')
-	have = runner.run(_git(wt, 'rev-parse', 'HEAD'), Output.CAPTURE, check=False).output.strip()
+	have = runner.run(git(wt, 'rev-parse', 'HEAD'), Output.CAPTURE, check=False).output.strip()
 	if have != want:
-		runner.run(_git(wt, 'checkout', '-q', '--detach', want, mutates=True))
+		runner.run(git(wt, 'checkout', '-q', '--detach', want, mutates=True))
 	return wt
 
 
@@ -61,11 +58,11 @@ def converted_worktree(runner: Runner, kdir: Path) -> Path:
 
 def head(runner: Runner, kdir: Path, rev: str = 'HEAD') -> str:
 	"""The commit id rev names in kdir."""
-	return runner.run(_git(kdir, 'rev-parse', f'{rev}^{{commit}}'), Output.CAPTURE,
+	return runner.run(git(kdir, 'rev-parse', f'{rev}^{{commit}}'), Output.CAPTURE,
 			  fix=f'{kdir} must be a git tree of the kernel').output.strip()
 
 
 def changed_files(runner: Runner, kdir: Path, base: str, rev: str = 'HEAD') -> list[str]:
 	"""The paths that differ between base and rev."""
-	out = runner.run(_git(kdir, 'diff', '--name-only', f'{base}..{rev}'), Output.CAPTURE).output
+	out = runner.run(git(kdir, 'diff', '--name-only', f'{base}..{rev}'), Output.CAPTURE).output
 	return [line.strip() for line in out.splitlines() if line.strip()]

@@ -24,10 +24,11 @@ from typing import Optional
 
 from scoped_uaccess.cocci import api
 from scoped_uaccess.cocci.convert.steps import reports_dir
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import TreeStateError, UsageError
 from scoped_uaccess.core.outcome import Outcome, relative, written
 from scoped_uaccess.kernel import tree
+from scoped_uaccess.kernel.git import git
 
 VERDICTS = 'mainline-verdicts.json'
 REPORT = 'mainline-comparison.md'
@@ -106,8 +107,7 @@ def read_verdicts(path: Path) -> list[Verdict]:
 
 
 def _show(runner: Runner, kdir: Path, rev: str, path: str) -> Optional[str]:
-	run = runner.run(Command(('git', 'show', f'{rev}:{path}'), cwd=kdir, mutates=False),
-			 Output.CAPTURE, check=False)
+	run = runner.run(git(kdir, 'show', f'{rev}:{path}'), Output.CAPTURE, check=False)
 	return run.output if run.returncode == 0 else None
 
 

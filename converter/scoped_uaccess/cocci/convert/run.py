@@ -33,11 +33,12 @@ from scoped_uaccess.cocci.convert.regions import (Entry, added_scopes, begin_cal
 						  conversion_json, pair_scopes,
 						  summary_markdown)
 from scoped_uaccess.core import paths
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, TreeStateError, UsageError
 from scoped_uaccess.core.outcome import relative
 from scoped_uaccess.kernel import sources, tree, treefacts
 from scoped_uaccess.kernel.checkpatch import check_patch
+from scoped_uaccess.kernel.git import git
 
 RULES = spatch.COCCI_DIR / 'convert_scoped_uaccess.cocci'
 WORKTREE = paths.BUILD / 'wt-convert'
@@ -87,10 +88,6 @@ def default_worktree(kdir: Path) -> Path:
 
 # ---- running -------------------------------------------------------------
 
-def _git(cwd: Path, *args: str, mutates: bool = False) -> Command:
-	return Command(('git', *args), cwd=cwd, mutates=mutates)
-
-
 def validate_request(runner: Runner, request: ConvertRequest) -> str:
 	"""One-line errors for bad input; returns the commit to convert."""
 	t = request.tree
@@ -102,8 +99,8 @@ def validate_request(runner: Runner, request: ConvertRequest) -> str:
 	if not source.accepts(version):
 		raise TreeStateError(f'{t} is Linux {version or "?"}, not {source.describe()}',
 				     f'point --tree at a tree made by `make tree KDIR={relative(t)}`')
-	status = runner.run(_git(t, '--no-optional-locks', 'status', '--porcelain',
-				 '--untracked-files=no'), Output.CAPTURE).output
+	status = runner.run(git(t, '--no-optional-locks', 'status', '--porcelain',
+				'--untracked-files=no'), Output.CAPTURE).output
 	if status.strip():
 		raise TreeStateError(f'{t} has uncommitted changes ({status.splitlines()[0].strip()})',
 				     'commit or stash them: the conversion starts from a commit')
@@ -112,7 +109,7 @@ def validate_request(runner: Runner, request: ConvertRequest) -> str:
 					 'the conversion rules are cocci/convert_scoped_uaccess.cocci')
 	if shutil.which('spatch') is None:
 		raise EnvironmentProblem('spatch is not installed', 'run `make deps` (coccinelle)')
-	rev = runner.run(_git(t, 'rev-parse', '--verify', '-q', f'{request.rev}^{{commit}}'),
+	rev = runner.run(git(t, 'rev-parse', '--verify', '-q', f'{request.rev}^{{commit}}'),
 			 Output.CAPTURE, check=False)
 	if rev.returncode != 0:
 		raise UsageError(f'{request.rev} is not a commit of {t}', 'give --rev a commit')
@@ -171,7 +168,7 @@ def convert_file(runner: Runner, rules: Path, wt: Path, name: str, env: pipeline
 			return entries, True
 		say(f'convert: {name}: in {", ".join(f + "()" for f in bad)} what is still '
 		    'open-coded is not what the census skipped; again without those regions')
-		runner.run(_git(wt, 'checkout', '-q', '--', name, mutates=True))
+		runner.run(git(wt, 'checkout', '-q', '--', name, mutates=True))
 		for f in bad:
 			mine = sorted((r for r in regions if r.function == f), key=lambda r: (r.line, r.col))
 			exclude += [f'{name}:{f}:{i}' for i, r in enumerate(mine) if not r.skipped]
@@ -212,7 +209,7 @@ def new_checker_errors(runner: Runner, wt: Path, commit: str, files: list[str], 
 	with tempfile.TemporaryDirectory(prefix='convert-orig-') as tmp:
 		root = Path(tmp)
 		for name in flagged:
-			text = runner.run(_git(wt, 'show', f'{commit}:{name}'), Output.CAPTURE).output
+			text = runner.run(git(wt, 'show', f'{commit}:{name}'), Output.CAPTURE).output
 			(root / name).parent.mkdir(parents=True, exist_ok=True)
 			(root / name).write_text(text)
 		before = _check(runner, root, flagged, jobs, timeout)
@@ -230,7 +227,7 @@ def new_checker_errors(runner: Runner, wt: Path, commit: str, files: list[str], 
 def _identity(runner: Runner, kdir: Path) -> str:
 	values = []
 	for key in ('user.name', 'user.email'):
-		run = runner.run(_git(kdir, 'config', key), Output.CAPTURE, check=False)
+		run = runner.run(git(kdir, 'config', key), Output.CAPTURE, check=False)
 		if run.returncode != 0 or not run.output.strip():
 			raise EnvironmentProblem(f'git config {key} is not set',
 						 f'set it: git config --global {key} ...')
@@ -240,8 +237,8 @@ def _identity(runner: Runner, kdir: Path) -> str:
 
 def subject_prefix(runner: Runner, kdir: Path, commit: str, file: str) -> str:
 	"""The prefix the file's history uses (baseline excluded), else from its path."""
-	log = runner.run(_git(kdir, 'log', '--format=%s', f'{tree.BASELINE_TAG}..{commit}', '--',
-			      file), Output.CAPTURE, check=False).output
+	log = runner.run(git(kdir, 'log', '--format=%s', f'{tree.BASELINE_TAG}..{commit}', '--',
+			     file), Output.CAPTURE, check=False).output
 	return prefix_from_history(log.splitlines()) or prefix_from_path(file)
 
 
@@ -325,7 +322,7 @@ def _convert(runner: Runner, request: ConvertRequest, commit: str, result: Conve
 		problems = new_checker_errors(runner, wt, commit, rewritten, request.jobs, say)
 		for name, text in problems.items():
 			say(f'convert: {name}: dropped, the checker reports: {"; ".join(text)}')
-			runner.run(_git(wt, 'checkout', '-q', '--', name, mutates=True))
+			runner.run(git(wt, 'checkout', '-q', '--', name, mutates=True))
 			_skip(entries[name], CHECKER_TIMEOUT if text[0].startswith('the check took')
 			      else CHECKER_ERROR)
 		rewritten = [n for n in rewritten if n not in problems]
@@ -352,11 +349,11 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 					if request.out.parent.exists() else None))
 	try:
 		for prefix, group in group_files(prefixes):
-			diff = runner.run(_git(wt, 'diff', '--', *group), Output.CAPTURE).output
+			diff = runner.run(git(wt, 'diff', '--', *group), Output.CAPTURE).output
 			done = [e for name in group for e in entries[name] if e.status == 'converted']
 			for name in group:
 				pair_scopes(entries[name], added_scopes(runner.run(
-					_git(wt, 'diff', '--', name), Output.CAPTURE).output))
+					git(wt, 'diff', '--', name), Output.CAPTURE).output))
 			if not diff.strip() or not done:
 				continue
 			left = [e for name in group for e in entries[name] if e.status == 'skipped']
@@ -365,11 +362,11 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 			msg = staging / 'message'
 			msg.write_text(message)
 			# Debian's .gitignore ignores everything: -f.
-			runner.run(_git(wt, 'add', '-f', '--', *group, mutates=True))
-			runner.run(_git(wt, '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify',
+			runner.run(git(wt, 'add', '-f', '--', *group, mutates=True))
+			runner.run(git(wt, '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify',
 					'-F', str(msg), mutates=True))
-			one = runner.run(_git(wt, 'format-patch', f'-U{tree.EXPORT_CONTEXT}', '-1',
-					      '-o', str(staging / 'check'), 'HEAD', mutates=True),
+			one = runner.run(git(wt, 'format-patch', f'-U{tree.EXPORT_CONTEXT}', '-1',
+					     '-o', str(staging / 'check'), 'HEAD', mutates=True),
 					 Output.CAPTURE).output.strip()
 			checked = check_patch(runner, wt, Path(one))
 			Path(one).unlink()
@@ -377,25 +374,25 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 				say(f'convert: {prefix}: dropped, checkpatch: {"; ".join(checked.issues[:3])}')
 				# Undo the commit and this group's files only: the other
 				# groups' rewrites are still uncommitted in the worktree.
-				runner.run(_git(wt, 'reset', '-q', 'HEAD~1', mutates=True))
-				runner.run(_git(wt, 'checkout', '-q', 'HEAD', '--', *group, mutates=True))
+				runner.run(git(wt, 'reset', '-q', 'HEAD~1', mutates=True))
+				runner.run(git(wt, 'checkout', '-q', 'HEAD', '--', *group, mutates=True))
 				for name in group:
 					_skip(entries[name], CHECKPATCH_DIRTY)
 				continue
 			if checked.preexisting:
 				msg.write_text(with_preexisting(message, checked.preexisting))
-				runner.run(_git(wt, '-c', 'commit.gpgsign=false', 'commit', '-q', '--amend',
+				runner.run(git(wt, '-c', 'commit.gpgsign=false', 'commit', '-q', '--amend',
 						'--no-verify', '-F', str(msg), mutates=True))
 			say(f'convert: committed {message.splitlines()[0]} ({len(done)} region(s), '
 			    f'{len(group)} file(s))')
 		# Anything not committed (dropped groups) is thrown away.
-		runner.run(_git(wt, 'reset', '-q', '--hard', mutates=True))
+		runner.run(git(wt, 'reset', '-q', '--hard', mutates=True))
 		series = staging / 'series'
 		series.mkdir()
-		count = int(runner.run(_git(wt, 'rev-list', '--count', f'{commit}..HEAD'),
+		count = int(runner.run(git(wt, 'rev-list', '--count', f'{commit}..HEAD'),
 				       Output.CAPTURE).output.strip())
 		if count:
-			runner.run(_git(wt, 'format-patch', '-q', f'-U{tree.EXPORT_CONTEXT}',
+			runner.run(git(wt, 'format-patch', '-q', f'-U{tree.EXPORT_CONTEXT}',
 					f'--start-number={request.start_number}', '-o', str(series),
 					f'{commit}..HEAD', mutates=True), Output.CAPTURE)
 		names = sorted(p.name for p in series.glob('*.patch'))
@@ -427,7 +424,7 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 def meta(request: ConvertRequest, result: ConvertResult, runner: Runner) -> dict:
 	# Not the commit id: it changes whenever a core patch is amended, and
 	# conversion.json must compare equal after a regeneration.
-	count = runner.run(_git(request.tree, 'rev-list', '--count',
+	count = runner.run(git(request.tree, 'rev-list', '--count',
 				f'{tree.BASELINE_TAG}..{result.base}'), Output.CAPTURE, check=False)
 	described = (f'{tree.BASELINE_TAG} + {count.output.strip()} commit(s)'
 		     if count.returncode == 0 else result.base[:12])
