@@ -5,8 +5,9 @@ commit messages and the comparison of two exports of a series."""
 import json
 import unittest
 
-from scoped_uaccess.cocci.convert import commits, series
+from scoped_uaccess.cocci.convert import commits, install
 from scoped_uaccess.cocci.convert import regions as rg
+from scoped_uaccess.kernel import series
 
 REPORT = '''\
 fs/readdir.c:224:6: REGION [converted-fault-label] filldir(): scoped_user_write_access_size(dirent, reclen, efault)
@@ -223,17 +224,17 @@ class CompareSeriesTest(unittest.TestCase):
 		b = (PATCH_A.replace('0123456789abcdef', 'fedcba9876543210')
 			    .replace('1111111..2222222', 'aaaaaaa..bbbbbbb')
 			    .replace('07:00:00', '08:12:13').replace('2.39.5', '2.47.0'))
-		self.assertEqual([], series.compare_series([('0013-a.patch', PATCH_A)],
+		self.assertEqual([], install.compare_series([('0013-a.patch', PATCH_A)],
 							     [('0013-a.patch', b)]))
 
 	def test_content_change_found(self) -> None:
 		b = PATCH_A.replace('+new', '+newer')
-		problems = series.compare_series([('0013-a.patch', PATCH_A)], [('0013-a.patch', b)])
+		problems = install.compare_series([('0013-a.patch', PATCH_A)], [('0013-a.patch', b)])
 		self.assertEqual(1, len(problems))
 		self.assertIn('0013-a.patch', problems[0])
 
 	def test_missing_patch_found(self) -> None:
-		problems = series.compare_series([('0013-a.patch', PATCH_A)], [])
+		problems = install.compare_series([('0013-a.patch', PATCH_A)], [])
 		self.assertIn('patch names differ', problems[0])
 
 
@@ -264,7 +265,7 @@ class InstallTest(unittest.TestCase):
 			(out / '0002-new.patch').write_text('new')
 			(out / 'conversion.json').write_text('{}')
 			(out / 'summary.md').write_text('# s')
-			series.install(out, patches, reports, lambda text: None)
+			install.install(out, patches, reports, lambda text: None)
 			self.assertEqual(['0001-a.patch', series.SERIES_MARKER, '0002-new.patch'],
 					 (patches / 'series').read_text().splitlines())
 			self.assertFalse((patches / '0002-old.patch').exists())

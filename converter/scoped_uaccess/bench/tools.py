@@ -10,11 +10,10 @@ from scoped_uaccess.bench.coccicheck import run_coccicheck, run_coccicheck_other
 from scoped_uaccess.bench.common import WORK, BenchRequest, _rel, _relative_paths
 from scoped_uaccess.cocci import check, spatch
 from scoped_uaccess.cocci.convert import run as convert_run
-from scoped_uaccess.cocci.convert import series
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, TreeStateError
-from scoped_uaccess.kernel import worktree
+from scoped_uaccess.kernel import series, worktree
 
 FLOOR_RULE = '''// SPDX-License-Identifier: GPL-2.0
 /// The floor for timing the checker scripts, scoped_uaccess_*.cocci: one

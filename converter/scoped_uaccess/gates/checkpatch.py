@@ -3,13 +3,12 @@
 
 from pathlib import Path
 
-from scoped_uaccess.cocci.convert.series import COVER_LETTER
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, written
 from scoped_uaccess.kernel.checkpatch import PatchResult, check_patch
-from scoped_uaccess.kernel.tree import read_series
+from scoped_uaccess.kernel.series import COVER_LETTER, read_series
 
 
 def run_checkpatch(runner: Runner, kdir: Path, patches: Path,

@@ -21,7 +21,8 @@ build/linux.
 
 Debian's backports keep only the newest 7.3.x.  When the version served
 is not the one the committed conversions were generated on, the tree is
-made with the checker patch only, the conversions are generated afresh
+made with the series up to its API only (the checker and KUnit patches),
+the conversions are generated afresh
 on it and those are built: the gates test the tool on the tree users
 have, and their summaries say that the committed series needs a
 refresh (`make convert-install KDIR=build/linux-7.3`).
@@ -33,7 +34,6 @@ from typing import Optional
 
 from scoped_uaccess.cocci import report
 from scoped_uaccess.cocci.convert import mainline
-from scoped_uaccess.cocci.convert import series as conversion_series
 from scoped_uaccess.cocci.convert import steps as convert_steps
 from scoped_uaccess.cocci.convert.run import ConvertRequest, default_worktree
 from scoped_uaccess.cocci.findings import findings_from_json
@@ -43,7 +43,7 @@ from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, relative
 from scoped_uaccess.gates import checkpatch, faultsweep, fixes, validate
 from scoped_uaccess.gates.warmup import Job, configure_step
-from scoped_uaccess.kernel import baseline, kbuild, sources, tree, worktree
+from scoped_uaccess.kernel import baseline, kbuild, series, sources, tree, worktree
 from scoped_uaccess.kernel.qemu import AccelChoice
 from scoped_uaccess.kernel.toolchains import GCC
 from scoped_uaccess.kunit import run as kunit_run
@@ -82,7 +82,7 @@ def drift(kdir: Path) -> str:
 
 
 def _core(patches: Path) -> list[Path]:
-	return tree.read_series(patches)[:len(conversion_series.series_parts(patches).core)]
+	return series.read_series(patches)[:len(series.series_parts(patches).core)]
 
 
 def tree_step(runner: Runner, force: bool = False, kdir: Path = KDIR) -> Outcome:

@@ -33,6 +33,7 @@ from scoped_uaccess.gates import checkpatch, validate
 from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel import kbuild, sources, tree, worktree
 from scoped_uaccess.kernel.kbuild import Diagnostic
+from scoped_uaccess.kernel.series import read_series
 
 FIXES = 'fixes'
 CONVERSIONS = 'conversions'
@@ -101,7 +102,7 @@ class FixesResult:
 def apply(runner: Runner, request: FixesRequest) -> tuple[Path, list[str]]:
 	"""The scratch worktree at baseline with the fixes applied by git am;
 	the patch names.  A patch that does not apply is a TreeStateError."""
-	series = list(request.series) or tree.read_series(request.patches)
+	series = list(request.series) or read_series(request.patches)
 	if not series:
 		raise UsageError(f'{relative(request.patches)}/series lists no patch',
 				 'add the patches and their series')

@@ -27,9 +27,9 @@ from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, relative, written
 from scoped_uaccess.cocci import api
-from scoped_uaccess.cocci.convert.series import core_commit
 from scoped_uaccess.gates import cross, faultsweep, sparse
 from scoped_uaccess.kernel import baseline, kbuild, tree
+from scoped_uaccess.kernel.series import core_commit
 from scoped_uaccess.kernel.architectures import Arch, arch as arch_named
 from scoped_uaccess.kernel.kbuild import Diagnostic
 from scoped_uaccess.kernel.qemu import AccelChoice

@@ -15,10 +15,10 @@ from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, TreeSt
 from scoped_uaccess.core.outcome import Outcome, relative
 from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel import sources
+from scoped_uaccess.kernel.series import BASELINE_TAG, matching_prefix, read_series
 from scoped_uaccess.kernel.sources import KernelSource, makefile_version
 
 
-BASELINE_TAG = 'baseline'
 BASELINE_MESSAGE = 'Linux {version} (Debian {package})\n'
 # A fixed identity and date make the baseline commit id reproducible.
 BASELINE_IDENTITY = {
@@ -80,62 +80,8 @@ class TreeResult:
 	series_length: int = 0
 
 
-def read_series(patches: Path) -> list[Path]:
-	"""The patch files of patches/series in order; none if there is no series."""
-	series = patches / 'series'
-	if not series.exists():
-		return []
-	result = []
-	for line in series.read_text().splitlines():
-		name = line.split('#', 1)[0].strip()
-		if not name:
-			continue
-		path = patches / name
-		if not path.is_file():
-			raise TreeStateError(f'{series} lists {name}, which does not exist',
-					     'fix patches/series')
-		result.append(path)
-	return result
-
-
 def _succeeds(runner: Runner, command: Command) -> bool:
 	return runner.run(command, Output.CAPTURE, check=False).returncode == 0
-
-
-def _parse_patch_ids(text: str) -> list[tuple[str, str]]:
-	"""(patch id, commit id) pairs from `git patch-id` output."""
-	return [tuple(line.split()[:2]) for line in text.splitlines() if line.strip()]
-
-
-def series_patch_ids(runner: Runner, kdir: Path, series: list[Path]) -> list[str]:
-	"""`git patch-id --stable` of each patch file, in series order."""
-	ids = []
-	for patch in series:
-		out = runner.run(git(kdir, 'patch-id', '--stable', stdin=patch),
-				 Output.CAPTURE).output
-		found = _parse_patch_ids(out)
-		if len(found) != 1:
-			raise TreeStateError(f'{patch.name} is not exactly one patch ({len(found)} found)',
-					     'regenerate it with git format-patch')
-		ids.append(found[0][0])
-	return ids
-
-
-def commit_patch_ids(runner: Runner, kdir: Path) -> list[str]:
-	"""`git patch-id --stable` of each commit in baseline..HEAD, oldest first."""
-	log = runner.run(git(kdir, 'log', '-p', '--reverse', '--format=commit %H',
-			     f'{BASELINE_TAG}..HEAD'), Output.CAPTURE).output
-	commits = re.findall(r'^commit ([0-9a-f]{40})$', log, re.MULTILINE)
-	if not commits:
-		return []
-	with tempfile.NamedTemporaryFile('w', suffix='.log') as f:
-		f.write(log)
-		f.flush()
-		out = runner.run(git(kdir, 'patch-id', '--stable', stdin=Path(f.name)),
-				 Output.CAPTURE).output
-	by_commit = {commit: pid for pid, commit in _parse_patch_ids(out)}
-	# An empty commit has no patch id; it cannot match any patch of the series.
-	return [by_commit.get(c, f'empty:{c}') for c in commits]
 
 
 def require_baseline(runner: Runner, kdir: Path) -> None:
@@ -190,48 +136,6 @@ def assess(runner: Runner, request: TreeRequest) -> TreeAssessment:
 		detail = f'commit {matched + 1} on {BASELINE_TAG} is not patch {matched + 1} of the series'
 	# applied: the commits that are still good, kept by --force.
 	return TreeAssessment(TreeState.DIVERGED, applied=matched, detail=detail)
-
-
-def matching_prefix(runner: Runner, kdir: Path, series: list[Path]) -> tuple[int, int]:
-	"""How many commits of baseline..HEAD are the first patches of the
-	series, and how many commits there are.
-
-	Commit i is patch i when their `git patch-id --stable` agree. Patch
-	files made with other diff options (more context, --function-context)
-	have other patch ids for the same change, so a commit whose id differs
-	still matches if its tree is baseline with patches 1..i applied.
-	"""
-	have = commit_patch_ids(runner, kdir)
-	if not have:
-		return 0, 0
-	want = series_patch_ids(runner, kdir, series[:len(have)])
-	matched = next((i for i, (a, b) in enumerate(zip(have, want)) if a != b), len(want))
-	if matched == len(want):
-		return matched, len(have)
-	commit_trees = runner.run(git(kdir, 'log', '--reverse', '--format=%T',
-				      f'{BASELINE_TAG}..HEAD'), Output.CAPTURE).output.split()
-	series_trees = applied_trees(runner, kdir, series[:len(have)])
-	matched = next((i for i, (a, b) in enumerate(zip(commit_trees, series_trees)) if a != b),
-		       len(series_trees))
-	return matched, len(have)
-
-
-def applied_trees(runner: Runner, kdir: Path, series: list[Path]) -> list[str]:
-	"""Tree ids of baseline + patches 1..i for each i, built in a scratch
-	index so neither the tree's index nor its files are touched; stops at
-	the first patch that does not apply."""
-	trees = []
-	with tempfile.TemporaryDirectory() as tmp:
-		env = {'GIT_INDEX_FILE': str(Path(tmp) / 'index')}
-		runner.run(git(kdir, 'read-tree', BASELINE_TAG, env=env), Output.CAPTURE)
-		for patch in series:
-			applied = runner.run(git(kdir, 'apply', '--cached', str(patch.resolve()), env=env),
-					     Output.CAPTURE, check=False)
-			if applied.returncode != 0:
-				break
-			trees.append(runner.run(git(kdir, 'write-tree', env=env),
-						Output.CAPTURE).output.strip())
-	return trees
 
 
 def prepare(runner: Runner, request: TreeRequest) -> TreeResult:

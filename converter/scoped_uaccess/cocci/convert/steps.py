@@ -5,13 +5,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
-from scoped_uaccess.cocci.convert import series
+from scoped_uaccess.cocci.convert import install
 from scoped_uaccess.cocci.convert.run import ConvertRequest, run_convert
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, relative
-from scoped_uaccess.kernel import sources, tree
+from scoped_uaccess.kernel import series, sources, tree
 
 CONVERT_OUT = paths.RESULTS / 'convert'
 REGEN_OUT = paths.RESULTS / 'convert-regen'
@@ -49,7 +49,7 @@ def core_request(runner: Runner, request: ConvertRequest, patches: Path) -> Conv
 def convert_step(runner: Runner, step: ConvertStep) -> Outcome:
 	request = step.request
 	if step.install_from:
-		series.install(step.install_from, step.patches, reports_dir(request.tree), runner.say)
+		install.install(step.install_from, step.patches, reports_dir(request.tree), runner.say)
 		return Outcome.ok(f'installed {step.install_from}')
 	if step.core or step.install:
 		if request.rev != 'HEAD':
@@ -59,7 +59,7 @@ def convert_step(runner: Runner, step: ConvertStep) -> Outcome:
 	if runner.dry_run:
 		return Outcome.ok('dry run')
 	if step.install:
-		series.install(request.out, step.patches, reports_dir(request.tree), runner.say)
+		install.install(request.out, step.patches, reports_dir(request.tree), runner.say)
 	counts = result.counts()
 	converted = counts.get(('converted', ''), 0)
 	out = relative(request.out)
@@ -79,9 +79,9 @@ def regen_step(runner: Runner, request: ConvertRequest, patches: Path) -> Outcom
 	result = run_convert(runner, request)
 	if runner.dry_run:
 		return Outcome.ok('dry run')
-	want = series.read_series_texts(patches, parts.conversions)
-	have = series.read_series_texts(request.out, [p.name for p in result.patches])
-	problems = series.compare_series(want, have)
+	want = install.read_series_texts(patches, parts.conversions)
+	have = install.read_series_texts(request.out, [p.name for p in result.patches])
+	problems = install.compare_series(want, have)
 	committed = reports_dir(request.tree) / 'conversion.json'
 	if committed.is_file() and committed.read_text() != (request.out / 'conversion.json').read_text():
 		problems.append(f'{relative(committed)} differs from the regenerated '
