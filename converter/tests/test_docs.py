@@ -10,9 +10,11 @@ from scoped_uaccess.cli import doctables
 from scoped_uaccess.cli.main import build_parser
 
 DOCS = [support.REPO / 'README.md', *sorted((support.REPO / 'docs').glob('*.md')),
-	support.REPO / 'cocci' / 'README.md']
-# Dates, commit ids and the hosts of measurements belong in reports/.
-HISTORY = re.compile(r'\b20\d\d-\d\d-\d\d\b|\b[0-9a-f]{12,40}\b|\bXeon\b|\bEPYC\b')
+	support.REPO / 'cocci' / 'README.md', support.REPO / 'patches' / 'README.md',
+	*sorted((support.REPO / 'testcases').glob('*/README.md'))]
+# Dates, commit ids (a short one in parentheses) and the hosts of
+# measurements belong in reports/.
+HISTORY = re.compile(r'\b20\d\d-\d\d-\d\d\b|\b[0-9a-f]{12,40}\b|\([0-9a-f]{7,11}\)|\bXeon\b|\bEPYC\b')
 _PATH = re.compile(r'`((?:docs|reports|patches|testcases|cocci|converter)/[^`\s]*)`')
 
 
