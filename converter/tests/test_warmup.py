@@ -2,12 +2,27 @@
 """The background warm-up of make test: order, waiting, stopping."""
 
 import tempfile
+import threading
 import time
 import unittest
+from typing import Callable
 from pathlib import Path
 
 from scoped_uaccess.core.command import Command
 from scoped_uaccess.gates.warmup import Job, Warmup
+
+
+# Long enough for a loaded machine; a wait that blocks never returns.
+RETURNS_WITHIN = 10
+
+
+def returns(call: Callable[[], None], seconds: float = RETURNS_WITHIN) -> bool:
+	"""Whether call returns within seconds (run in a thread of its own, so
+	that a call that blocks fails the test instead of hanging it)."""
+	thread = threading.Thread(target=call, daemon=True)
+	thread.start()
+	thread.join(seconds)
+	return not thread.is_alive()
 
 
 class WarmupTest(unittest.TestCase):
@@ -26,7 +41,7 @@ class WarmupTest(unittest.TestCase):
 			Job('first', (Command(('sh', '-c', f'chrt -p $$ > {out}')),)),
 			Job('second', (lambda runner: (self.dir / 'second').write_text('done'),)),
 		])
-		self.warm.wait('second', lambda line: None)
+		self.assertTrue(returns(lambda: self.warm.wait('second', lambda line: None)))
 		self.assertEqual('done', (self.dir / 'second').read_text())
 		self.assertIn('SCHED_IDLE', out.read_text())
 		self.assertIn('=== warmup: second', (self.dir / 'warmup.log').read_text())
@@ -36,7 +51,7 @@ class WarmupTest(unittest.TestCase):
 			Job('bad', (Command(('false',)), lambda runner: (self.dir / 'after').touch())),
 			Job('good', (lambda runner: (self.dir / 'good').touch(),)),
 		])
-		self.warm.wait('*', lambda line: None)
+		self.assertTrue(returns(lambda: self.warm.wait('*', lambda line: None)))
 		self.assertFalse((self.dir / 'after').exists())
 		self.assertTrue((self.dir / 'good').exists())
 
@@ -46,13 +61,16 @@ class WarmupTest(unittest.TestCase):
 		start = time.monotonic()
 		self.warm.stop()
 		self.assertLess(time.monotonic() - start, 10)
-		self.warm.wait('slow', lambda line: None)
+		self.assertTrue(returns(lambda: self.warm.wait('slow', lambda line: None)),
+				'wait for a stopped job blocks')
 
 	def test_wait_before_start_or_for_another_gate_returns(self) -> None:
 		said: list[str] = []
-		self.warm.wait('kunit-gcc', said.append)
-		self.warm.start([])
-		self.warm.wait('kunit-gcc', said.append)
+		self.assertTrue(returns(lambda: self.warm.wait('kunit-gcc', said.append)),
+				'wait before start blocks')
+		self.warm.start([Job('other', (lambda runner: None,))])
+		self.assertTrue(returns(lambda: self.warm.wait('kunit-gcc', said.append)),
+				'wait for a gate without a warm-up blocks')
 		self.assertEqual([], said)		# neither waited
 
 	def test_jobs_added_later_run_after_the_queue_or_on_their_own(self) -> None:
@@ -61,10 +79,10 @@ class WarmupTest(unittest.TestCase):
 			return lambda runner: order.open('a').write(name + '\n')
 		self.warm.start([Job('early', (Command(('sleep', '0.5')), mark('early')))])
 		self.warm.add([Job('added', (mark('added'),))])		# queued behind early
-		self.warm.wait('added', lambda line: None)
+		self.assertTrue(returns(lambda: self.warm.wait('added', lambda line: None)))
 		self.assertEqual(['early', 'added'], order.read_text().split())
 		self.warm.add([Job('late', (mark('late'),))])		# the queue ran dry
-		self.warm.wait('late', lambda line: None)
+		self.assertTrue(returns(lambda: self.warm.wait('late', lambda line: None)))
 		self.assertEqual(['early', 'added', 'late'], order.read_text().split())
 
 
