@@ -7,6 +7,8 @@ import unittest
 
 from scoped_uaccess.cocci.convert import commits, install
 from scoped_uaccess.cocci.convert import regions as rg
+from scoped_uaccess.cocci.convert import status
+from scoped_uaccess.cocci.convert.status import Reason, Status, Tag
 from scoped_uaccess.kernel import series
 
 REPORT = '''\
@@ -25,9 +27,10 @@ class ParseRegionsTest(unittest.TestCase):
 				 [r.file for r in regions])
 		r = regions[1]
 		self.assertEqual((224, 6, 'filldir', 'converted-fault-label'),
-				 (r.line, r.col, r.function, r.tag))
+				 (r.line, r.col, r.function, str(r.tag)))
+		self.assertEqual(('fault-label', []), (r.shape, r.transformations))
 		self.assertFalse(r.skipped)
-		self.assertEqual('pointer-modified', regions[2].reason)
+		self.assertIs(Reason.POINTER_MODIFIED, regions[2].reason)
 		self.assertTrue(regions[2].skipped)
 
 	def test_duplicates_of_two_parse_variants_count_once(self) -> None:
@@ -84,10 +87,36 @@ class PrefixTest(unittest.TestCase):
 				  ('fs/readdir', ['fs/readdir.c'])], groups)
 
 
+class TagTest(unittest.TestCase):
+	def test_a_tag_is_its_parts(self) -> None:
+		tag = Tag.parse('converted-masked+local-pointer+label')
+		self.assertEqual(Tag('masked', ('local-pointer', 'label')), tag)
+		self.assertEqual('converted-masked+local-pointer+label', str(tag))
+		self.assertIs(Status.CONVERTED, tag.status)
+		skip = Tag.parse('skip:shared-label')
+		self.assertEqual((Reason.SHARED_LABEL, Status.SKIPPED), (skip.reason, skip.status))
+		self.assertEqual('skip:shared-label', str(skip))
+
+	def test_tags_sort_as_their_text(self) -> None:
+		texts = ['skip:keep', 'converted-no-fault', 'skip:begin-failure', 'converted-masked+label']
+		self.assertEqual(sorted(texts), [str(t) for t in sorted(Tag.parse(t) for t in texts)])
+
+	def test_an_unknown_reason_or_tag_is_refused(self) -> None:
+		for text in ('skip:no-such-reason', 'converted', 'open'):
+			with self.assertRaises(ValueError, msg=text):
+				Tag.parse(text)
+
+	def test_every_reason_has_a_line_of_its_own(self) -> None:
+		table = status.reasons_table()
+		self.assertEqual(len(Reason) + 2, len(table))
+		for r in Reason:
+			self.assertTrue(r.description and '\n' not in r.description, r)
+			self.assertIn(f'| `{r.value}` |', '\n'.join(table))
+
+
 def _entries() -> list[rg.Entry]:
 	regions = rg.parse_regions(REPORT)
-	return [rg.Entry(r, 'skipped' if r.skipped else 'converted', r.reason)
-		for r in regions]
+	return [rg.Entry(r, r.status, r.reason) for r in regions]
 
 
 class ConversionJsonTest(unittest.TestCase):
@@ -117,7 +146,7 @@ class ConversionJsonTest(unittest.TestCase):
 
 class MessageTest(unittest.TestCase):
 	def test_body(self) -> None:
-		entries = [e for e in _entries() if e.status == 'converted']
+		entries = [e for e in _entries() if e.status is Status.CONVERTED]
 		entries[0].begin, entries[0].scope = 'user_access_begin', 'scoped_user_read_access'
 		entries[1].begin, entries[1].scope = 'masked_user_access_begin', 'scoped_user_rw_access'
 		msg = commits.commit_message('x86/signal', ['arch/x86/kernel/signal_64.c'], entries,
@@ -135,7 +164,7 @@ class MessageTest(unittest.TestCase):
 		self.assertTrue(all(len(line) <= 75 for line in lines))
 
 	def test_nothing_changes_where_the_file_is_built_without_masking(self) -> None:
-		entries = [e for e in _entries() if e.status == 'converted'][:1]
+		entries = [e for e in _entries() if e.status is Status.CONVERTED][:1]
 		entries[0].begin, entries[0].scope = 'user_access_begin', 'scoped_user_read_access'
 		msg = commits.commit_message('powerpc/signal32', ['arch/powerpc/kernel/signal_32.c'],
 					     entries, [], 'A <a@example.org>', 'rules.cocci', ('x86',))
@@ -150,7 +179,7 @@ class MessageTest(unittest.TestCase):
 			      'barrier_nospec() after it', ' '.join(msg.split()))
 
 	def test_a_run_time_size_says_what_changes_at_the_top(self) -> None:
-		region = rg.Region('fs/select.c', 1014, 2, 'do_sys_poll', 'converted-two-level',
+		region = rg.Region('fs/select.c', 1014, 2, 'do_sys_poll', Tag('two-level'),
 				   'write region; on ufds; unchecked size nfds * sizeof(*ufds)')
 		entry = rg.Entry(region, begin='user_write_access_begin',
 				 scope='scoped_user_write_access_size')
@@ -162,14 +191,14 @@ class MessageTest(unittest.TestCase):
 			      '(nfds * sizeof(*ufds))', text)
 		self.assertIn('for every constant size up to a page', text)
 		# Built only where nothing masks: nothing to say.
-		entry.region = rg.Region('arch/x86/lib/usercopy_32.c', 1, 2, 'f', 'converted-two-level',
+		entry.region = rg.Region('arch/x86/lib/usercopy_32.c', 1, 2, 'f', Tag('two-level'),
 					 'write region; on p; unchecked size n')
 		text = ' '.join(commits.commit_message('x86/lib', [entry.region.file], [entry], [],
 						       'A <a@example.org>', 'rules.cocci').split())
 		self.assertNotIn('known only at run time', text)
 
 	def test_long_names_wrap(self) -> None:
-		entries = [e for e in _entries() if e.status == 'converted']
+		entries = [e for e in _entries() if e.status is Status.CONVERTED]
 		for e in entries:
 			e.begin, e.scope = 'masked_user_write_access_begin', 'scoped_user_write_access_size'
 		msg = commits.commit_message('fs/readdir', ['fs/readdir.c'], entries, entries,
@@ -183,15 +212,15 @@ class MessageTest(unittest.TestCase):
 			'+\tscoped_user_read_access(q, efault) {\n')
 		self.assertEqual(['scoped_user_write_access_size', 'scoped_user_read_access'],
 				 rg.added_scopes(diff))
-		entries = [e for e in _entries() if e.status == 'converted']
+		entries = [e for e in _entries() if e.status is Status.CONVERTED]
 		rg.pair_scopes(entries, rg.added_scopes(diff))
 		self.assertEqual('scoped_user_read_access', entries[1].scope)
-		entries = [e for e in _entries() if e.status == 'converted']
+		entries = [e for e in _entries() if e.status is Status.CONVERTED]
 		rg.pair_scopes(entries, ['scoped_user_rw_access'])
 		self.assertEqual(['', ''], [e.scope for e in entries])
 
 	def test_begin_call(self) -> None:
-		region = rg.Region('f.c', 2, 6, 'f', 'converted-masked')
+		region = rg.Region('f.c', 2, 6, 'f', Tag('masked'))
 		source = ['{', '\tif (!user_write_access_begin(p, 4))', '}']
 		self.assertEqual('user_write_access_begin', rg.begin_call(source, region))
 		source = ['{', '\tif (can_do_masked_user_access())', '}']
@@ -280,7 +309,7 @@ class KeptCallsTest(unittest.TestCase):
 		from scoped_uaccess.cocci.convert import calls
 		text = ('user_read_access_begin() region becomes scoped_user_read_access(); keeps ' +
 			', '.join(f'f{i}() ({t})' for i, t in enumerate(calls.KEPT_TEXT.values())))
-		entry = rg.Entry(rg.Region('a.c', 1, 1, 'f', 'converted-fault-label', text))
+		entry = rg.Entry(rg.Region('a.c', 1, 1, 'f', Tag('fault-label'), text))
 		self.assertEqual({f'f{i}': t for i, t in enumerate(calls.KEPT_TEXT.values())},
 				 entry.kept_calls)
 

@@ -55,7 +55,7 @@ class ConvertRulesTest(unittest.TestCase):
 			regions, out = convert(src, Path(tmp))
 		want = EXPECT.findall(src.read_text())
 		self.assertTrue(want, f'{src.name}: no // EXPECT: line')
-		self.assertEqual(want, [r.tag for r in regions], f'{src.name}: census tags')
+		self.assertEqual(want, [str(r.tag) for r in regions], f'{src.name}: census tags')
 		res = src.with_suffix('.res')
 		converted = any(not r.skipped for r in regions)
 		self.assertEqual(converted, res.exists(),
@@ -94,7 +94,7 @@ def regen(names: list[str]) -> None:
 			res.write_text(out)
 		elif res.exists():
 			res.unlink()
-		print(f'{src.name}: ' + ' '.join(r.tag for r in regions))
+		print(f'{src.name}: ' + ' '.join(str(r.tag) for r in regions))
 
 
 if __name__ == '__main__':

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The tables the docs share with the code: the CLI's commands, the checker's classes, the gates.
+"""The tables the docs share with the code: the CLI's commands, the checker's classes, the gates,
+the converter's skip reasons.
 
 A Markdown file marks a generated table with
 `<!-- BEGIN GENERATED: name -->` and `<!-- END GENERATED -->`;
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from scoped_uaccess.cocci import check
+from scoped_uaccess.cocci.convert import status
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.gates import make_test
@@ -53,7 +55,8 @@ def gate_table() -> list[str]:
 
 
 def renderers(parser: argparse.ArgumentParser) -> dict[str, Callable[[], list[str]]]:
-	return {'cli': lambda: cli_table(parser), 'classes': class_table, 'gates': gate_table}
+	return {'cli': lambda: cli_table(parser), 'classes': class_table, 'gates': gate_table,
+		'reasons': status.reasons_table}
 
 
 def update_text(text: str, tables: dict[str, Callable[[], list[str]]]) -> str:

@@ -23,6 +23,7 @@ from scoped_uaccess.cocci.convert.pointers import (address_problem, cursor_ok, d
 						   range_checked, rederive_source)
 from scoped_uaccess.cocci.convert.source import (END_STMT, LABEL_LINE, flat, strip_comments,
 						 text_of)
+from scoped_uaccess.cocci.convert.status import Reason
 
 # ---- the analysis ------------------------------------------------------------
 
@@ -42,11 +43,11 @@ def analyse_file(ctx: Context) -> dict[Pos, Region]:
 		stmts = ctx.facts.stmts.get(begin.function, set())
 		if key[0] in in_macro:
 			r.function = macro_name(ctx.lines, key[0])
-			regions[key] = r.skip('macro', 'in the body of a macro: the converter rewrites '
+			regions[key] = r.skip(Reason.MACRO, 'in the body of a macro: the converter rewrites '
 					      'functions; each expansion would get its own scope')
 			continue
 		if not stmts:
-			regions[key] = r.skip('unknown-shape', 'function not parsed')
+			regions[key] = r.skip(Reason.UNKNOWN_SHAPE, 'function not parsed')
 			continue
 		r.fn_range = source.function_range(ctx.lines, stmts)
 		if analyse(ctx, r, stmts, end_lines) is not None:
@@ -87,13 +88,13 @@ def analyse(ctx: Context, r: Region, stmts: set[Span], end_lines: dict[int, int]
 	the masked begin)."""
 	lines, facts = ctx.lines, ctx.facts
 	if r.function in KEEP:
-		return r.skip('keep', KEEP[r.function])
+		return r.skip(Reason.KEEP, KEEP[r.function])
 	shape = facts.ifs.get(r.key)
 	if shape is None:
 		if r.name in api.MASKED_BEGINS:
-			return r.skip('keep', 'an unconditional masked begin: no failure path, '
+			return r.skip(Reason.KEEP, 'an unconditional masked begin: no failure path, '
 				      'nothing for a scope to add')
-		return r.skip('unknown-shape', 'the begin is not the condition of an if')
+		return r.skip(Reason.UNKNOWN_SHAPE, 'the begin is not the condition of an if')
 	if shape.kind == 'inner':
 		return None
 	if shape.kind == 'positive':
@@ -109,18 +110,18 @@ def analyse(ctx: Context, r: Region, stmts: set[Span], end_lines: dict[int, int]
 		r.pointer, r.size = flat(args[0]), args[1]
 	ifs = source.containing_if(stmts, lines, r.key)
 	if ifs is None:
-		return r.skip('unknown-shape', 'no if statement around the begin')
+		return r.skip(Reason.UNKNOWN_SHAPE, 'no if statement around the begin')
 	r.stmt = ifs
 	iftext = text_of(lines, ifs)
 	m = re.search(r'\)\s*\n?\s*\{?\s*((?:return[^;]*|goto\s+\w+);)\s*\}?\s*$', iftext)
 	if m is None or (shape.kind == 'masked' and not re.search(r'else\s+if', iftext)):
-		return r.skip('begin-failure', 'begin failure is not one return or goto')
+		return r.skip(Reason.BEGIN_FAILURE, 'begin failure is not one return or goto')
 	r.action = flat(m.group(1))
 	if not source.identifier(r.pointer):
 		if local_pointer_ok(r.pointer):
 			r.needs.append('local-pointer')
 		else:
-			return r.skip('pointer-expression', f'pointer {r.pointer} is not a plain '
+			return r.skip(Reason.POINTER_EXPRESSION, f'pointer {r.pointer} is not a plain '
 				      'identifier or a member, cast or address of one')
 	if not body_and_end(ctx, r, stmts):
 		return r
@@ -141,10 +142,10 @@ def body_and_end(ctx: Context, r: Region, stmts: set[Span]) -> bool:
 			break
 		r.body.append(s)
 	if r.end is None:
-		r.skip('split-branches', 'no end in the block of the begin')
+		r.skip(Reason.SPLIT_BRANCHES, 'no end in the block of the begin')
 		return False
 	if lines[r.stmt[2] - 1][r.stmt[3]:].strip() or lines[r.end[0] - 1][:r.end[1]].strip():
-		r.skip('unknown-shape', 'region does not start and end on line boundaries')
+		r.skip(Reason.UNKNOWN_SHAPE, 'region does not start and end on line boundaries')
 		return False
 	# The scope pass moves statements: a line spatch parsed past (a macro
 	# it could not make sense of) would be left behind, twice.
@@ -162,7 +163,7 @@ def body_and_end(ctx: Context, r: Region, stmts: set[Span]) -> bool:
 			depth -= 1
 		if code and not depth and i not in covered and not code.startswith('#') \
 		   and code not in ('{', '}'):
-			r.skip('unknown-shape', f'spatch does not parse line {i} of the region as '
+			r.skip(Reason.UNKNOWN_SHAPE, f'spatch does not parse line {i} of the region as '
 			       'part of a statement (a macro it passes over)')
 			return False
 	# A declaration directly in the region would stay outside of the scope.
@@ -170,7 +171,7 @@ def body_and_end(ctx: Context, r: Region, stmts: set[Span]) -> bool:
 	for i in r.body_lines():
 		line = lines[i - 1]
 		if source.indent(line) == level and DECLARATION.match(line):
-			r.skip('unknown-shape', f'declaration at the top level of the region: {line.strip()}')
+			r.skip(Reason.UNKNOWN_SHAPE, f'declaration at the top level of the region: {line.strip()}')
 			return False
 	return True
 
@@ -229,15 +230,15 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 			or any(pre.search(strip_comments(lines[i - 1])) for i in body)
 		if moved:
 			if not cursor_ok(ctx, r, ptr):
-				return r.skip('pointer-modified', f'{ptr} is modified inside the region '
+				return r.skip(Reason.POINTER_MODIFIED, f'{ptr} is modified inside the region '
 					      'and used after it')
 			r.needs.append('cursor')
 	for i in body:
 		lm = LABEL_LINE.match(lines[i - 1])
 		if lm and lm.group(1) != 'default':
-			return r.skip('unknown-shape', f'label {lm.group(1)}: inside the region')
+			return r.skip(Reason.UNKNOWN_SHAPE, f'label {lm.group(1)}: inside the region')
 	if not loop_control_ok(lines, r, body):
-		return r.skip('loop-control', 'break or continue would leave the scope')
+		return r.skip(Reason.LOOP_CONTROL, 'break or continue would leave the scope')
 	# calls (those of an early exit's tail run after the end: tail-out)
 	r.tails = tail_exits(ctx, r, end_lines)
 	acc_at = {a.pos for a in facts.accessors if a.function == r.function and r.inside(a.pos)}
@@ -251,9 +252,9 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 		if kind is None:
 			continue
 		if name.startswith('unsafe_') and name not in facts.functions:
-			return r.skip('unknown-shape', f'unknown accessor {name}()')
+			return r.skip(Reason.UNKNOWN_SHAPE, f'unknown accessor {name}()')
 		if kind == 'out-of-line':
-			return r.skip('out-of-line-call', f'call to {name}() inside the region')
+			return r.skip(Reason.OUT_OF_LINE_CALL, f'call to {name}() inside the region')
 		r.kept_calls[name] = kind
 		hidden |= calls.hides_accesses(kind)
 	# accessors
@@ -265,7 +266,7 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 			continue
 		known = api.ACCESSORS.get(a.name) or api.WRAPPERS.get(a.name)
 		if known is None:
-			return r.skip('unknown-shape', f'unknown accessor {a.name}()')
+			return r.skip(Reason.UNKNOWN_SHAPE, f'unknown accessor {a.name}()')
 		mode, idx = known
 		modes.add(mode)
 		labels.add(a.label)
@@ -284,7 +285,7 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 					derived_pointer(ctx, r, flat(arg))
 	asm = any(re.search(r'\b(asm|__asm__)\b', strip_comments(lines[i - 1])) for i in body)
 	if not modes and not r.kept_calls and not asm:
-		return r.skip('unknown-shape', 'no accessor inside the region')
+		return r.skip(Reason.UNKNOWN_SHAPE, 'no accessor inside the region')
 	r.mode = scope_mode(r.name, modes, hidden or asm or not modes)
 	if ctx.masked and not constant_size(r.size, r.pointer) and r.size:
 		r.range_exit = early_exit(lines, body, r.action) or sparse
@@ -303,7 +304,7 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 	for label in sorted(labels):
 		e = source.first_end_at(lines, fnlo, fnhi, label, end_lines)
 		if e is None:
-			return r.skip('unknown-shape', f'fault label {label} does not end the region')
+			return r.skip(Reason.UNKNOWN_SHAPE, f'fault label {label} does not end the region')
 		r.ends.add(e)
 		r.fault_labels.add(label)
 	assert r.end is not None
@@ -362,7 +363,7 @@ def shape_of(ctx: Context, r: Region) -> str:
 
 
 def finish(ctx: Context, r: Region, shape: str) -> Region:
-	r.tag = 'converted-' + shape
+	r.convert(shape)
 	iterator = api.SCOPE_FOR_MODE[r.mode]
 	if not plain_scope_size(r.size, r.pointer) or not source.identifier(r.pointer):
 		iterator += '_size'
@@ -380,20 +381,20 @@ def positive(ctx: Context, r: Region, shape, stmts: set[Span]) -> Region:
 	lines = ctx.lines
 	ifs = source.containing_if(stmts, lines, r.key)
 	if ifs is None or not shape.has_else:
-		return r.skip('positive-begin', 'begin tested positively without an else branch')
+		return r.skip(Reason.POSITIVE_BEGIN, 'begin tested positively without an else branch')
 	text = text_of(lines, ifs)
 	if not text.startswith(('if (user_', 'if (likely(user_')):
-		return r.skip('positive-begin', 'begin tested positively inside a larger condition '
+		return r.skip(Reason.POSITIVE_BEGIN, 'begin tested positively inside a larger condition '
 			      'or an else-if chain')
 	m = re.match(r'^if \((?:likely\()?\w+\((?P<args>.*?)\)\)?\) \{\n(?P<then>.*?)\n\t*\} else \{\n'
 		     r'(?P<else>.*?)\n\t*\}$', text, re.S)
 	if m is None:
-		return r.skip('positive-begin', 'begin tested positively, branches not two blocks')
+		return r.skip(Reason.POSITIVE_BEGIN, 'begin tested positively, branches not two blocks')
 	then = [flat(x) for x in m.group('then').split('\n') if flat(x)]
 	if not then or not END_STMT.match(then[-1]) or any(END_STMT.match(x) for x in then[:-1]):
-		return r.skip('positive-begin', 'the then branch does not end with the end of the region')
+		return r.skip(Reason.POSITIVE_BEGIN, 'the then branch does not end with the end of the region')
 	if any(re.match(r'^(return|goto|break|continue)\b', x) for x in then):
-		return r.skip('positive-begin', 'the then branch leaves early')
+		return r.skip(Reason.POSITIVE_BEGIN, 'the then branch leaves early')
 	# The last branch of an else-if chain: the work after the chain is
 	# done on both paths (invert-begin repeats it after the label).
 	outer = ifs
@@ -405,30 +406,30 @@ def positive(ctx: Context, r: Region, shape, stmts: set[Span]) -> Region:
 			   and source.parent_of(stmts, s) == source.parent_of(stmts, outer))
 	want = 2 if outer != ifs else 1
 	if len(following) != want or not re.match(r'^return\b', flat(text_of(lines, following[-1]))):
-		return r.skip('positive-begin', 'the if is not followed by the return of the function'
+		return r.skip(Reason.POSITIVE_BEGIN, 'the if is not followed by the return of the function'
 			      + (' and one statement' if outer != ifs else ''))
 	if outer != ifs:
 		tail = flat(text_of(lines, following[0]))
 		if re.search(r'\b(return|goto|break|continue)\b|^[A-Za-z_]\w*:', tail) or \
 		   any(LABEL_LINE.match(lines[i - 1]) for i in range(following[0][0], following[0][2] + 1)):
-			return r.skip('positive-begin', 'the statement after the else-if chain leaves early')
+			return r.skip(Reason.POSITIVE_BEGIN, 'the statement after the else-if chain leaves early')
 	for (f, name, at) in ctx.facts.calls:
 		if f == r.function and source.contains(ifs, (*at, *at)) and name not in api.OPEN_BEGINS \
 		   and calls.classify(name, ctx.file, ctx.facts.functions, ctx.header_inlines) == 'out-of-line':
-			return r.skip('out-of-line-call', f'call to {name}() inside the region')
+			return r.skip(Reason.OUT_OF_LINE_CALL, f'call to {name}() inside the region')
 	args = source.split_args(m.group('args'))
 	r.pointer = flat(args[0]) if args else ''
 	r.needs.append('invert-begin')
 	if not source.identifier(r.pointer):
 		if not local_pointer_ok(r.pointer):
-			return r.skip('pointer-expression', f'pointer {r.pointer} is not a plain identifier')
+			return r.skip(Reason.POINTER_EXPRESSION, f'pointer {r.pointer} is not a plain identifier')
 		r.needs.append('local-pointer')
 	r.size = args[1] if len(args) > 1 else ''
 	# No range check in front: the then branch has no early exit (it is
 	# skipped above if it has one), so a range past the top of user space
 	# ends in the fault path with masking too (early_exit()).
 	r.stmt = ifs
-	r.tag = 'converted-no-fault'
+	r.convert('no-fault')
 	r.text = f'{r.name}() tested positively becomes a scope after {", ".join(r.needs)}'
 	return r
 

@@ -317,7 +317,7 @@ def commit_message(prefix: str, files: list[str], entries: list[Entry],
 	if skipped:
 		why: dict[str, list[str]] = {}
 		for e in skipped:
-			why.setdefault(_fn(e), []).append(e.region.text or e.reason)
+			why.setdefault(_fn(e), []).append(e.region.text or e.reason.value)
 		left = '; '.join(f'{fn} ({", ".join(dict.fromkeys(t))})' for fn, t in why.items())
 		body.append(_para(f'Left open-coded: {left}.'))
 	body.append(_para(f'Converted with {rules} of scoped-uaccess.'))

@@ -9,6 +9,7 @@ from scoped_uaccess.cocci.convert import source
 from scoped_uaccess.cocci.convert.facts import Pos
 from scoped_uaccess.cocci.convert.model import Context, Region
 from scoped_uaccess.cocci.convert.source import END_STMT, LABEL_LINE, flat
+from scoped_uaccess.cocci.convert.status import Reason
 
 
 def inner_ends(ctx: Context, r: Region, end_lines: dict[int, int]) -> bool:
@@ -18,7 +19,7 @@ def inner_ends(ctx: Context, r: Region, end_lines: dict[int, int]) -> bool:
 		if not r.inside((line, col)):
 			continue
 		if not END_STMT.match(flat(lines[line - 1])):
-			r.skip('unknown-shape', 'end inside the region shares its line')
+			r.skip(Reason.UNKNOWN_SHAPE, 'end inside the region shares its line')
 			return False
 		prev = [lines[i - 1] for i in r.body_lines() if i < line and flat(lines[i - 1])]
 		nxt = [flat(lines[i - 1]) for i in r.body_lines() if i > line and flat(lines[i - 1])]
@@ -29,7 +30,7 @@ def inner_ends(ctx: Context, r: Region, end_lines: dict[int, int]) -> bool:
 					r.needs.append('tail-out')
 				r.inner_ends.append(line)
 				continue
-			r.skip('unknown-shape', 'end inside the region not right before a return or goto')
+			r.skip(Reason.UNKNOWN_SHAPE, 'end inside the region not right before a return or goto')
 			return False
 		r.inner_ends.append(line)
 		r.ends.add((line, col))
@@ -90,7 +91,7 @@ def scope_label(ctx: Context, r: Region, closing: frozenset[int] = frozenset()) 
 		r.label = fresh_label(lines, fnlo, fnhi)
 		r.needs.append('label')
 		return True
-	r.skip('begin-failure', f'no label does what the begin failure does ({r.action})')
+	r.skip(Reason.BEGIN_FAILURE, f'no label does what the begin failure does ({r.action})')
 	return False
 
 
@@ -112,7 +113,7 @@ def shared_labels(ctx: Context, regions: dict[Pos, Region]) -> None:
 		for r in conv:
 			for label in sorted(r.fault_labels):
 				if not only_from(ctx, r, label, conv):
-					r.skip('shared-label', f'label {label} is also reached from outside '
+					r.skip(Reason.SHARED_LABEL, f'label {label} is also reached from outside '
 					       'the converted regions')
 					changed = True
 					break

@@ -9,6 +9,7 @@ from typing import Optional
 from scoped_uaccess.cocci import api
 from scoped_uaccess.cocci.convert.facts import Facts, Pos, Span
 from scoped_uaccess.cocci.convert.source import flat
+from scoped_uaccess.cocci.convert.status import Reason, Tag
 
 # The transformations, in the order of their passes.
 TRANSFORMATIONS = ('invert-begin', 'local-pointer', 'tail-out', 'cursor', 'rederive',
@@ -39,7 +40,8 @@ class Region:
 	key: Pos
 	function: str
 	name: str			# the begin
-	tag: str = 'skip:unknown-shape'
+	shape: str = ''			# the shape it converts with, once the analysis proves one
+	reason: Optional[Reason] = Reason.UNKNOWN_SHAPE	# None: converted
 	text: str = 'not a recognised region'
 	needs: list[str] = field(default_factory=list)	# transformations still to do
 	kept_calls: dict[str, str] = field(default_factory=dict)	# call -> calls.KEPT_TEXT key
@@ -67,13 +69,22 @@ class Region:
 	# matter: the changelog says what changes at the top of user space.
 	unchecked_size: str = ''
 
-	def skip(self, reason: str, text: str) -> 'Region':
-		self.tag, self.text = 'skip:' + reason, text
+	def skip(self, reason: Reason, text: str) -> 'Region':
+		self.reason, self.text = reason, text
 		return self
+
+	def convert(self, shape: str) -> None:
+		self.shape, self.reason = shape, None
 
 	@property
 	def converted(self) -> bool:
-		return self.tag.startswith('converted')
+		return self.reason is None
+
+	@property
+	def tag(self) -> Tag:
+		"""The census tag: the shape and the transformations still to do,
+		or the reason."""
+		return Tag(self.shape, tuple(self.needs)) if self.converted else Tag(reason=self.reason)
 
 	@property
 	def lo(self) -> Pos:

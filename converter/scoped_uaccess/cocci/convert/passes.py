@@ -21,6 +21,7 @@ from scoped_uaccess.cocci import inlines
 from scoped_uaccess.cocci.convert import analysis, calls, facts, model, scope, transforms
 from scoped_uaccess.cocci.convert.model import Context, Region
 from scoped_uaccess.cocci.convert.facts import Pos
+from scoped_uaccess.cocci.convert.status import Reason
 
 SCOPE_ITERATORS = ('scoped_user_read_access', 'scoped_user_read_access_size',
 		   'scoped_user_write_access', 'scoped_user_write_access_size',
@@ -107,7 +108,7 @@ def analyse(file: str) -> FileEdits:
 	for r in regions.values():
 		name = file[2:] if file.startswith('./') else file
 		if (name, r.function, region_index(regions, r)) in skip and r.converted:
-			r.skip('excluded', r.text.replace('region becomes', 'would become') +
+			r.skip(Reason.EXCLUDED, r.text.replace('region becomes', 'would become') +
 			       '; the result did not check out, see the conversion log')
 	edits = FileEdits(ctx, regions)
 	todo = [r for r in regions.values() if r.converted]
@@ -223,7 +224,7 @@ def report_lines() -> list[str]:
 		edits = analyse(file)
 		for key in sorted(edits.regions):
 			r = edits.regions[key]
-			tag = r.tag + ''.join(f'+{t}' for t in r.needs) if r.converted else r.tag
+			tag = r.tag
 			text = r.text
 			if r.converted and r.pointer:
 				text += f'; on {r.pointer}'

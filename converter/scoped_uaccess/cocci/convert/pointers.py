@@ -10,6 +10,7 @@ from scoped_uaccess.cocci.convert import source
 from scoped_uaccess.cocci.convert.facts import Span
 from scoped_uaccess.cocci.convert.model import Context, Region, constant_size
 from scoped_uaccess.cocci.convert.source import END_STMT, flat, strip_comments, text_of
+from scoped_uaccess.cocci.convert.status import Reason
 
 
 def cursor_ok(ctx: Context, r: Region, ptr: str) -> bool:
@@ -41,7 +42,8 @@ def reseed_source(ctx: Context, r: Region, ptr: str) -> Optional[str]:
 	return None
 
 
-def address_problem(ctx: Context, r: Region, a, idx: Optional[int]) -> Optional[tuple[str, str]]:
+def address_problem(ctx: Context, r: Region, a,
+		    idx: Optional[int]) -> Optional[tuple[Reason, str]]:
 	"""Why the accessor's address does not do for a scope on the pointer, if it does not."""
 	args = source.split_args(a.args)
 	addr = args[idx] if idx is not None and idx < len(args) else a.args
@@ -55,7 +57,7 @@ def address_problem(ctx: Context, r: Region, a, idx: Optional[int]) -> Optional[
 	derived = derived_pointer(ctx, r, addr)
 	if derived:
 		return None
-	return 'foreign-pointer', f'{a.name}() address {flat(addr)} is not based on {ptr}'
+	return Reason.FOREIGN_POINTER, f'{a.name}() address {flat(addr)} is not based on {ptr}'
 
 
 def derived_pointer(ctx: Context, r: Region, addr: str) -> bool:
@@ -113,7 +115,7 @@ def rederive_source(ctx: Context, r: Region, name: str) -> int:
 	return 0
 
 
-def masked_range(ctx: Context, r: Region, name: str, addr: str) -> Optional[tuple[str, str]]:
+def masked_range(ctx: Context, r: Region, name: str, addr: str) -> Optional[tuple[Reason, str]]:
 	"""Masking covers the first page past the pointer: with a size known
 	to the compiler (a struct), members and element addresses lie within
 	it; a variable size gets its range checked in front of the scope."""
@@ -122,7 +124,7 @@ def masked_range(ctx: Context, r: Region, name: str, addr: str) -> Optional[tupl
 	a = flat(addr).replace(' ', '')
 	ptr = re.escape(r.pointer)
 	if re.search(r'\b%s\s*[-+](?!>)' % ptr, a) or re.search(r'\b%s\[' % ptr, a):
-		return ('masked-range', f'{name}() address {flat(addr)} may lie beyond the first '
+		return (Reason.MASKED_RANGE, f'{name}() address {flat(addr)} may lie beyond the first '
 			'page of a region whose size is not checked')
 	return None
 

@@ -5,6 +5,9 @@ import collections
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Optional
+
+from scoped_uaccess.cocci.convert.status import Reason, Status, Tag
 
 # FILE:LINE:COL: REGION [tag] FUNCTION(): text  (cocci/README.md)
 _REGION = re.compile(r'^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+)(?:-\d+)?: REGION '
@@ -20,34 +23,38 @@ class Region:
 	line: int
 	col: int
 	function: str
-	tag: str		# converted-<shape>[+<transformation>...], or skip:<reason>
+	tag: Tag
 	text: str = ''
 
 	@property
 	def skipped(self) -> bool:
-		return self.tag.startswith('skip:')
+		return self.tag.skipped
 
 	@property
-	def reason(self) -> str:
-		return self.tag.split(':', 1)[1] if self.skipped else ''
+	def status(self) -> Status:
+		return self.tag.status
+
+	@property
+	def reason(self) -> Optional[Reason]:
+		return self.tag.reason
 
 	@property
 	def shape(self) -> str:
 		"""fault-label, two-level, shared-exit, masked or no-fault."""
-		return '' if self.skipped else self.tag.split('+')[0].removeprefix('converted-')
+		return self.tag.shape
 
 	@property
 	def transformations(self) -> list[str]:
 		"""What the passes do to the region before the scope pass."""
-		return [] if self.skipped else self.tag.split('+')[1:]
+		return list(self.tag.transformations)
 
 
 @dataclass
 class Entry:
 	"""A region's line in conversion.json."""
 	region: Region
-	status: str = 'converted'	# or 'skipped'
-	reason: str = ''
+	status: Status = Status.CONVERTED
+	reason: Optional[Reason] = None	# when skipped
 	patch: str = ''			# the patch file that converts it
 	begin: str = ''			# what opened the region
 	scope: str = ''			# what replaces it
@@ -93,9 +100,10 @@ class Entry:
 
 	def as_dict(self) -> dict:
 		d = {'file': self.region.file, 'line': self.region.line,
-		     'function': self.region.function, 'status': self.status}
-		if self.status == 'skipped':
-			d['reason'] = self.reason
+		     'function': self.region.function, 'status': self.status.value}
+		if self.status is Status.SKIPPED:
+			assert self.reason is not None
+			d['reason'] = self.reason.value
 			if self.region.text:
 				d['why'] = self.region.text
 		else:
@@ -115,14 +123,14 @@ def parse_regions(text: str) -> list[Region]:
 		if m:
 			file = m['file'][2:] if m['file'].startswith('./') else m['file']
 			found.append(Region(file, int(m['line']), int(m['col']), m['function'],
-					    m['tag'], m['text'].strip()))
+					    Tag.parse(m['tag']), m['text'].strip()))
 	return sorted(set(found))
 
 
 def pair_scopes(entries: list[Entry], added_scopes: list[str]) -> None:
 	"""Names each converted region's scope, pairing in source order when the
 	diff adds exactly one scope per converted region."""
-	converted = [e for e in entries if e.status == 'converted']
+	converted = [e for e in entries if e.status is Status.CONVERTED]
 	if len(converted) == len(added_scopes):
 		for e, scope in zip(converted, added_scopes):
 			e.scope = scope
@@ -165,8 +173,8 @@ def summary_markdown(entries: list[Entry], meta: dict, patches: list[str]) -> st
 	transformation, shape and reason, then the patches and the skipped
 	regions with why.  Nothing in it varies between runs on the same tree."""
 	total = len(entries)
-	done = [e for e in entries if e.status == 'converted']
-	skipped = [e for e in sorted(entries, key=lambda e: e.region) if e.status == 'skipped']
+	done = [e for e in entries if e.status is Status.CONVERTED]
+	skipped = [e for e in sorted(entries, key=lambda e: e.region) if e.status is Status.SKIPPED]
 	share = f'{100 * len(done) / total:.0f}%' if total else 'n/a'
 	lines = [f'# Conversion to scoped user access: Linux {meta.get("version", "?")}', '',
 		 f'Tree: {meta.get("base", "?")}; rules `{meta.get("rules", "?")}`, '
@@ -182,12 +190,12 @@ def summary_markdown(entries: list[Entry], meta: dict, patches: list[str]) -> st
 	lines += table('converted, transformation', collections.Counter(
 		t for e in done for t in e.region.transformations) + collections.Counter(
 		{'(none)': sum(1 for e in done if not e.region.transformations)}))
-	lines += table('skipped, reason', collections.Counter(e.reason for e in skipped))
+	lines += table('skipped, reason', collections.Counter(e.reason.value for e in skipped))
 	lines += [f'## Patches ({len(patches)})', '']
 	lines += [f'- `{p}`' for p in patches] or ['none']
 	if skipped:
 		lines += ['', '## Skipped regions', '', '| file:line | function | reason | why |',
 			  '|---|---|---|---|']
-		lines += [f'| {e.region.file}:{e.region.line} | {e.region.function}() | {e.reason} | '
+		lines += [f'| {e.region.file}:{e.region.line} | {e.region.function}() | {e.reason.value} | '
 			  f'{e.region.text.replace("|", "/")} |' for e in skipped]
 	return '\n'.join(lines) + '\n'

@@ -32,6 +32,7 @@ from scoped_uaccess.cocci.convert.commits import (commit_message, group_files, p
 from scoped_uaccess.cocci.convert.regions import (Entry, added_scopes, begin_call,
 						  conversion_json, pair_scopes,
 						  summary_markdown)
+from scoped_uaccess.cocci.convert.status import Reason, Status
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, TreeStateError, UsageError
@@ -46,14 +47,9 @@ WORKTREE = paths.BUILD / 'wt-convert'
 # them has nothing to convert and is not given to spatch.
 BEGIN_WORDS = (*api.OPEN_BEGINS, *api.MASKED_BEGINS, api.MASKED_TEST)
 
-# The reasons the driver itself gives, beyond those of the rules.
-CHECKER_ERROR = 'checker-error'		# the checker reports a new ERROR on the result
-NOT_REWRITTEN = 'not-rewritten'		# report said converted, patch mode left it
-CHECKPATCH_DIRTY = 'checkpatch'		# the generated patch is not checkpatch clean
 # The checker on one rewritten file: some take minutes on a loaded machine;
-# one that does not finish is not trusted.
+# one that does not finish is not trusted (Reason.CHECKER_TIMEOUT).
 CHECK_TIMEOUT = 300
-CHECKER_TIMEOUT = 'checker-timeout'
 
 
 @dataclass(frozen=True)
@@ -75,8 +71,9 @@ class ConvertResult:
 	base: str = ''						# commit converted
 	seconds: float = 0.0
 
-	def counts(self) -> collections.Counter:
-		return collections.Counter((e.status, e.reason) for e in self.entries)
+	@property
+	def converted(self) -> int:
+		return sum(e.status is Status.CONVERTED for e in self.entries)
 
 def default_worktree(kdir: Path) -> Path:
 	"""The scratch worktree of a tree's conversions: build/wt-convert for
@@ -143,13 +140,13 @@ def convert_file(runner: Runner, rules: Path, wt: Path, name: str, env: pipeline
 		env = pipeline.Environment(env.inlines, env.masking, tuple(exclude))
 		with pipeline.plain_syscall_headers(wt / name, runner.dry_run):
 			regions = pipeline.census(runner, rules, wt, name, env)
-			entries = [Entry(r, 'skipped' if r.skipped else 'converted', r.reason,
+			entries = [Entry(r, r.status, r.reason,
 					 begin=begin_call(source_lines, r)) for r in regions]
-			if not any(e.status == 'converted' for e in entries):
+			if not any(e.status is Status.CONVERTED for e in entries):
 				return entries, False
 			rewritten = pipeline.rewrite(runner, rules, wt, name, regions, env)
 			for note in rewritten.notes:
-				converted = [e for e in entries if e.status == 'converted']
+				converted = [e for e in entries if e.status is Status.CONVERTED]
 				owner = next((e for e in converted if e.region.function == note.function),
 					     converted[0])
 				if note not in owner.notes:
@@ -159,9 +156,9 @@ def convert_file(runner: Runner, rules: Path, wt: Path, name: str, env: pipeline
 			after = pipeline.census(runner, rules, wt, name, env)
 		# A region under two #ifdef'd function headers (one per parse
 		# variant) is converted when either converts it.
-		converted_lines = {e.region.line for e in entries if e.status == 'converted'}
+		converted_lines = {e.region.line for e in entries if e.status is Status.CONVERTED}
 		still = collections.Counter(r.function for r in after)
-		kept = collections.Counter(e.region.function for e in entries if e.status == 'skipped'
+		kept = collections.Counter(e.region.function for e in entries if e.status is Status.SKIPPED
 					   and e.region.line not in converted_lines)
 		bad = sorted((still - kept) + (kept - still))
 		if not bad:
@@ -172,7 +169,7 @@ def convert_file(runner: Runner, rules: Path, wt: Path, name: str, env: pipeline
 		for f in bad:
 			mine = sorted((r for r in regions if r.function == f), key=lambda r: (r.line, r.col))
 			exclude += [f'{name}:{f}:{i}' for i, r in enumerate(mine) if not r.skipped]
-	return [Entry(r, 'skipped', NOT_REWRITTEN, begin=begin_call(source_lines, r))
+	return [Entry(r, Status.SKIPPED, Reason.NOT_REWRITTEN, begin=begin_call(source_lines, r))
 		for r in regions], False
 
 
@@ -303,11 +300,11 @@ def _convert(runner: Runner, request: ConvertRequest, commit: str, result: Conve
 		by_line: dict[int, Entry] = {}
 		for e in found:
 			have = by_line.get(e.region.line)
-			if have is None or (have.status == 'skipped' and e.status == 'converted'):
+			if have is None or (have.status is Status.SKIPPED and e.status is Status.CONVERTED):
 				by_line[e.region.line] = e
 		found = [by_line[k] for k in sorted(by_line)]
 		done[0] += 1
-		converted = sum(e.status == 'converted' for e in found)
+		converted = sum(e.status is Status.CONVERTED for e in found)
 		say(f'convert: [{done[0]}/{len(files)}] {name}: {len(found)} region(s), '
 		    f'{converted} converted')
 		return name, found, changed
@@ -323,8 +320,8 @@ def _convert(runner: Runner, request: ConvertRequest, commit: str, result: Conve
 		for name, text in problems.items():
 			say(f'convert: {name}: dropped, the checker reports: {"; ".join(text)}')
 			runner.run(git(wt, 'checkout', '-q', '--', name, mutates=True))
-			_skip(entries[name], CHECKER_TIMEOUT if text[0].startswith('the check took')
-			      else CHECKER_ERROR)
+			_skip(entries[name], Reason.CHECKER_TIMEOUT if text[0].startswith('the check took')
+			      else Reason.CHECKER_ERROR)
 		rewritten = [n for n in rewritten if n not in problems]
 	result.patches = commit_and_export(runner, request, wt, commit, rewritten, entries, say)
 	result.entries = [e for name in files for e in entries[name]]
@@ -333,10 +330,10 @@ def _convert(runner: Runner, request: ConvertRequest, commit: str, result: Conve
 	return result
 
 
-def _skip(entries: list[Entry], reason: str) -> None:
+def _skip(entries: list[Entry], reason: Reason) -> None:
 	for e in entries:
-		if e.status == 'converted':
-			e.status, e.reason = 'skipped', reason
+		if e.status is Status.CONVERTED:
+			e.status, e.reason = Status.SKIPPED, reason
 
 
 def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit: str,
@@ -350,13 +347,13 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 	try:
 		for prefix, group in group_files(prefixes):
 			diff = runner.run(git(wt, 'diff', '--', *group), Output.CAPTURE).output
-			done = [e for name in group for e in entries[name] if e.status == 'converted']
+			done = [e for name in group for e in entries[name] if e.status is Status.CONVERTED]
 			for name in group:
 				pair_scopes(entries[name], added_scopes(runner.run(
 					git(wt, 'diff', '--', name), Output.CAPTURE).output))
 			if not diff.strip() or not done:
 				continue
-			left = [e for name in group for e in entries[name] if e.status == 'skipped']
+			left = [e for name in group for e in entries[name] if e.status is Status.SKIPPED]
 			message = commit_message(prefix, group, done, left, signoff, request.rules.name,
 						 treefacts.masking_arches(wt))
 			msg = staging / 'message'
@@ -377,7 +374,7 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 				runner.run(git(wt, 'reset', '-q', 'HEAD~1', mutates=True))
 				runner.run(git(wt, 'checkout', '-q', 'HEAD', '--', *group, mutates=True))
 				for name in group:
-					_skip(entries[name], CHECKPATCH_DIRTY)
+					_skip(entries[name], Reason.CHECKPATCH)
 				continue
 			if checked.preexisting:
 				msg.write_text(with_preexisting(message, checked.preexisting))
@@ -406,11 +403,11 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 		for name, group_entries in entries.items():
 			prefix = prefixes.get(name)
 			for e in group_entries:
-				if e.status == 'converted':
+				if e.status is Status.CONVERTED:
 					e.patch = by_subject.get(prefix, '')
-				if e.status == 'converted' and not e.patch:
+				if e.status is Status.CONVERTED and not e.patch:
 					# No commit has it: whatever happened, it is not converted.
-					e.status, e.reason = 'skipped', NOT_REWRITTEN
+					e.status, e.reason = Status.SKIPPED, Reason.NOT_REWRITTEN
 		request.out.mkdir(parents=True, exist_ok=True)
 		for old in request.out.glob('*.patch'):
 			old.unlink()
@@ -445,8 +442,7 @@ def write_outputs(runner: Runner, request: ConvertRequest, result: ConvertResult
 	(request.out / 'conversion.json').write_text(conversion_json(result.entries, stable))
 	(request.out / 'summary.md').write_text(
 		summary_markdown(result.entries, info, [p.name for p in result.patches]))
-	counts = result.counts()
-	converted = counts.get(('converted', ''), 0)
+	converted = result.converted
 	say(f'convert: {len(result.entries)} region(s): {converted} converted, '
 	    f'{len(result.entries) - converted} skipped; {len(result.patches)} patch(es) in '
 	    f'{request.out} ({result.seconds:.0f} s)')

@@ -60,8 +60,7 @@ def convert_step(runner: Runner, step: ConvertStep) -> Outcome:
 		return Outcome.ok('dry run')
 	if step.install:
 		install.install(request.out, step.patches, reports_dir(request.tree), runner.say)
-	counts = result.counts()
-	converted = counts.get(('converted', ''), 0)
+	converted = result.converted
 	out = relative(request.out)
 	runner.say(f'convert: series: {out}/*.patch; table: {out}/conversion.json, {out}/summary.md')
 	return Outcome.ok(f'{converted} of {len(result.entries)} regions converted, '

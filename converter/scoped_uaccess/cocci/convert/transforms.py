@@ -23,6 +23,7 @@ from scoped_uaccess.cocci.convert.labels import fresh_label
 from scoped_uaccess.cocci.convert.model import Context, Region
 from scoped_uaccess.cocci.convert.facts import Pos
 from scoped_uaccess.cocci.convert.source import flat, strip_comments
+from scoped_uaccess.cocci.convert.status import Reason
 
 Edits = dict[tuple[str, Pos], str]
 # A transformation returns True when it planned its edits, else False or
@@ -45,7 +46,7 @@ def plan(ctx: Context, r: Region, at: Edits) -> None:
 	}.get(r.needs[0])
 	done = handler(ctx, r, at) if handler is not None else False
 	if done is not True:
-		r.skip('unknown-shape', done if isinstance(done, str) else
+		r.skip(Reason.UNKNOWN_SHAPE, done if isinstance(done, str) else
 		       f'the {r.needs[0]} transformation does not apply here')
 
 
