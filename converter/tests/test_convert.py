@@ -179,7 +179,7 @@ class MessageTest(unittest.TestCase):
 			      'barrier_nospec() after it', ' '.join(msg.split()))
 
 	def test_a_run_time_size_says_what_changes_at_the_top(self) -> None:
-		region = rg.Region('fs/select.c', 1014, 2, 'do_sys_poll', Tag('two-level'),
+		region = rg.CensusRegion('fs/select.c', 1014, 2, 'do_sys_poll', Tag('two-level'),
 				   'write region; on ufds; unchecked size nfds * sizeof(*ufds)')
 		entry = rg.Entry(region, begin='user_write_access_begin',
 				 scope='scoped_user_write_access_size')
@@ -191,7 +191,7 @@ class MessageTest(unittest.TestCase):
 			      '(nfds * sizeof(*ufds))', text)
 		self.assertIn('for every constant size up to a page', text)
 		# Built only where nothing masks: nothing to say.
-		entry.region = rg.Region('arch/x86/lib/usercopy_32.c', 1, 2, 'f', Tag('two-level'),
+		entry.region = rg.CensusRegion('arch/x86/lib/usercopy_32.c', 1, 2, 'f', Tag('two-level'),
 					 'write region; on p; unchecked size n')
 		text = ' '.join(commits.commit_message('x86/lib', [entry.region.file], [entry], [],
 						       'A <a@example.org>', 'rules.cocci').split())
@@ -220,7 +220,7 @@ class MessageTest(unittest.TestCase):
 		self.assertEqual(['', ''], [e.scope for e in entries])
 
 	def test_begin_call(self) -> None:
-		region = rg.Region('f.c', 2, 6, 'f', Tag('masked'))
+		region = rg.CensusRegion('f.c', 2, 6, 'f', Tag('masked'))
 		source = ['{', '\tif (!user_write_access_begin(p, 4))', '}']
 		self.assertEqual('user_write_access_begin', rg.begin_call(source, region))
 		source = ['{', '\tif (can_do_masked_user_access())', '}']
@@ -309,7 +309,7 @@ class KeptCallsTest(unittest.TestCase):
 		from scoped_uaccess.cocci.convert import calls
 		text = ('user_read_access_begin() region becomes scoped_user_read_access(); keeps ' +
 			', '.join(f'f{i}() ({t})' for i, t in enumerate(calls.KEPT_TEXT.values())))
-		entry = rg.Entry(rg.Region('a.c', 1, 1, 'f', Tag('fault-label'), text))
+		entry = rg.Entry(rg.CensusRegion('a.c', 1, 1, 'f', Tag('fault-label'), text))
 		self.assertEqual({f'f{i}': t for i, t in enumerate(calls.KEPT_TEXT.values())},
 				 entry.kept_calls)
 

@@ -18,14 +18,14 @@ from pathlib import Path
 import support
 
 from scoped_uaccess.cocci.convert import pipeline
-from scoped_uaccess.cocci.convert.regions import Region
+from scoped_uaccess.cocci.convert.regions import CensusRegion
 
 RULES = support.REPO / 'cocci' / 'convert_scoped_uaccess.cocci'
 GOLDEN = support.TESTCASES / 'convert'
 EXPECT = re.compile(r'^// EXPECT: (\S+)$', re.M)
 
 
-def convert(src: Path, tmp: Path) -> tuple[list[Region], str]:
+def convert(src: Path, tmp: Path) -> tuple[list[CensusRegion], str]:
 	"""The census of src and the file after the passes, as the driver runs
 	them (one file, no header inline index, masking as on x86)."""
 	runner = support.quiet_runner()

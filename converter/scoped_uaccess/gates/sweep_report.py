@@ -57,7 +57,9 @@ UNREACHED = {
 
 
 @dataclass(frozen=True)
-class Region:
+class TreeRegion:
+	"""A region of the tree as the sweep report lists it: converted (by the
+	series) or still open-coded, whichever paths reach it."""
 	file: str
 	function: str
 	status: str		# converted (by the series) or open-coded
@@ -70,21 +72,22 @@ class Region:
 		return f'{self.file}:{self.function}'
 
 
-def tree_regions(conversion: Optional[dict]) -> list[Region]:
+def tree_regions(conversion: Optional[dict]) -> list[TreeRegion]:
 	"""The seed conversions, then every region conversion.json lists, once each."""
-	regions = {(f, fn): Region(f, fn, 'converted', f'core series ({what})')
+	regions = {(f, fn): TreeRegion(f, fn, 'converted', f'core series ({what})')
 		   for f, fn, what in SEED_REGIONS}
 	for r in (conversion or {}).get('regions', []):
 		key = (r['file'], r['function'])
 		if key in regions and regions[key].status == 'converted':
 			continue
 		converted = r.get('status') == 'converted'
-		regions[key] = Region(r['file'], r['function'], 'converted' if converted else 'open-coded',
-				      r.get('patch', '') if converted else '')
+		regions[key] = TreeRegion(r['file'], r['function'],
+					  'converted' if converted else 'open-coded',
+					  r.get('patch', '') if converted else '')
 	return sorted(regions.values(), key=lambda r: (r.status != 'converted', r.file, r.function))
 
 
-def why_unreached(region: Region) -> str:
+def why_unreached(region: TreeRegion) -> str:
 	keys = [k for k in UNREACHED if region.name == k or
 		(':' not in k and region.file.startswith(k))]
 	if not keys:

@@ -22,7 +22,7 @@ from typing import Iterator, Optional, Sequence
 from scoped_uaccess.cocci import spatch
 from scoped_uaccess.cocci.convert import declarations
 from scoped_uaccess.cocci.convert.tidy import Note, drop_lone_semicolons, tidy
-from scoped_uaccess.cocci.convert.regions import Region, parse_regions
+from scoped_uaccess.cocci.convert.regions import CensusRegion, parse_regions
 from scoped_uaccess.core.command import Command, CommandResult, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed
 
@@ -88,13 +88,13 @@ def _run(runner: Runner, cmd: Command) -> CommandResult:
 NO_VARIANT: tuple[str, ...] = ()
 
 
-def census(runner: Runner, rules: Path, wt: Path, name: str, env: Environment) -> list[Region]:
+def census(runner: Runner, rules: Path, wt: Path, name: str, env: Environment) -> list[CensusRegion]:
 	"""Report mode: one REGION line per begin of the file."""
 	return parse_regions(_run(runner, command(rules, name, wt, NO_VARIANT, env,
 						  report=True)).output)
 
 
-def rewrite(runner: Runner, rules: Path, wt: Path, name: str, regions: list[Region],
+def rewrite(runner: Runner, rules: Path, wt: Path, name: str, regions: list[CensusRegion],
 	    env: Environment) -> FileRun:
 	"""The passes the regions ask for, then the scopes, in place in wt.  A
 	transformation may show that another one is needed (a begin tested

@@ -17,8 +17,9 @@ _BEGIN_CALL = re.compile(r'\b((?:masked_)?user_(?:read_|write_|rw_)?access_begin
 
 
 @dataclass(frozen=True, order=True)
-class Region:
-	"""One open-coded region as the rules report it, in the unconverted tree."""
+class CensusRegion:
+	"""One open-coded region as the census (the rules' report mode) lists it, in
+	the unconverted tree: a REGION line."""
 	file: str
 	line: int
 	col: int
@@ -52,7 +53,7 @@ class Region:
 @dataclass
 class Entry:
 	"""A region's line in conversion.json."""
-	region: Region
+	region: CensusRegion
 	status: Status = Status.CONVERTED
 	reason: Optional[Reason] = None	# when skipped
 	patch: str = ''			# the patch file that converts it
@@ -115,14 +116,14 @@ class Entry:
 		return d
 
 
-def parse_regions(text: str) -> list[Region]:
+def parse_regions(text: str) -> list[CensusRegion]:
 	"""The REGION lines of spatch's report-mode output; other lines ignored."""
 	found = []
 	for line in text.splitlines():
 		m = _REGION.match(line.strip())
 		if m:
 			file = m['file'][2:] if m['file'].startswith('./') else m['file']
-			found.append(Region(file, int(m['line']), int(m['col']), m['function'],
+			found.append(CensusRegion(file, int(m['line']), int(m['col']), m['function'],
 					    Tag.parse(m['tag']), m['text'].strip()))
 	return sorted(set(found))
 
@@ -143,7 +144,7 @@ def added_scopes(diff: str) -> list[str]:
 		for m in _SCOPE.finditer(line)]
 
 
-def begin_call(source_lines: list[str], region: Region) -> str:
+def begin_call(source_lines: list[str], region: CensusRegion) -> str:
 	"""The begin (or masking test) named at a region's position."""
 	if 0 < region.line <= len(source_lines):
 		text = source_lines[region.line - 1]
