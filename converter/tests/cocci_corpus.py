@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """The checker corpus, testcases/cocci: every case through the checker
-scripts (cocci/scoped_uaccess_*.cocci) by the CLI (spatch once per file
-and script) and by `make coccicheck`, compared with its .expected.
+script (cocci/scoped_uaccess.cocci) by the CLI (spatch once per file)
+and by `make coccicheck`, compared with its .expected.
 
 Not named test_*.py: it runs spatch about a hundred times and belongs to
 `make check-cocci`, not to the quick unit tests.  KDIR names the kernel tree

@@ -2,17 +2,19 @@
 """Section tools, whole tree: `make coccicheck` with the checker the series ships, against a floor.
 
 A kernel developer runs the checker as the tree ships it (patch 0012 puts
-the scripts in scripts/coccinelle/misc/): `make coccicheck MODE=report
+the script in scripts/coccinelle/misc/): `make coccicheck MODE=report
 COCCI=<script>`, which hands spatch the whole tree (`--dir .`).  spatch
-then reads every .c and .h file for the tokens the script's rules need and
-runs the rules on the files that have them.  The floor is the same
-coccicheck run of a gate rule like the scripts' own: every name that
-marks a user of the API as a literal token (no regex, which would make
-spatch read every file through the rule), and nothing done with a match.
+then reads every .c and .h file for the tokens of the script's gate rule,
+which every other rule depends on, and runs the rules on the files that
+have them.  The floor is the same coccicheck run of a gate rule like the
+script's own: every name that marks a user of the API as a literal token
+(no regex, which would make spatch read every file through the rule), and
+nothing done with a match.
 
 scripts/coccicheck takes one script in COCCI= (a directory is handed to
---cocci-file and fails; without COCCI it runs every script of the tree),
-so the checker's figure is one run per script, summed.
+--cocci-file and fails; without COCCI it runs every script of the tree):
+the checker is one script, one run; were it several, its figure would be
+their runs summed.
 """
 
 import os
@@ -30,7 +32,7 @@ from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 
 SCRIPTS = Path('scripts/coccinelle/misc')	# where the series puts the checker
-PATTERN = 'scoped_uaccess_*.cocci'
+PATTERN = 'scoped_uaccess*.cocci'
 FLOOR = WORK / 'coccicheck-floor.cocci'
 OTHER_KDIR = paths.BUILD / 'linux-6.1'
 
@@ -185,12 +187,11 @@ def run_coccicheck_other(runner: Runner, request: BenchRequest, record: dict) ->
 	logs = WORK / 'coccicheck-6.1'
 	if not runner.dry_run:
 		logs.mkdir(parents=True, exist_ok=True)
-	cocci = {s.name[len('scoped_uaccess_'):-len('.cocci')]: s for s in check.CHECKERS}
+	cocci = {s.stem: s for s in check.CHECKERS}
 	seconds, floors, matched = _interleaved(runner, kdir, cocci, request.jobs, logs)
-	each = f'$PWD/{_rel(spatch.COCCI_DIR)}/scoped_uaccess_$s.cocci'
 	record.update(
-		coccicheck_6_1_command=(f'for s in {" ".join(sorted(cocci))}; do '
-					f'{shown(kdir, each, request.jobs)}; done'),
+		coccicheck_6_1_command='; '.join(shown(kdir, f'$PWD/{_rel(s)}', request.jobs)
+						  for s in check.CHECKERS),
 		coccicheck_6_1_floor_command=shown(kdir, f'$PWD/{_rel(FLOOR)}', request.jobs),
 		coccicheck_6_1_tree=f'Linux {tree.makefile_version(kdir)} ({_rel(kdir)})',
 		coccicheck_6_1_floor_runs=[round(f, 1) for f in floors],
@@ -210,19 +211,17 @@ def run_coccicheck(runner: Runner, request: BenchRequest, record: dict) -> dict:
 		logs.mkdir(parents=True, exist_ok=True)
 		FLOOR.write_text(floor_rule(spatch.options(scripts[0])))
 	floor_cocci = f'$PWD/{_rel(FLOOR)}'
-	names = [s.name[len('scoped_uaccess_'):-len('.cocci')] for s in scripts]
-	cocci = dict(zip(names, scripts))
+	cocci = {s.stem: s for s in scripts}
 	runner.say(f'bench[tools]: make coccicheck over {_rel(kdir)}, J={request.jobs}: '
-		   f'{len(scripts)} checker scripts, each after a run of the floor; '
+		   f'{len(scripts)} checker script(s), each after a run of the floor; '
 		   f'logs in {_rel(logs)}')
 	seconds, floors, matched = _interleaved(runner, kdir, cocci, request.jobs, logs)
 	_, output = _run(runner, kdir, FLOOR, request.jobs, logs / 'floor-profile.log', '--profile')
 	profile = profile_phases(output)
 	runner.say(f'bench[tools]: coccicheck floor --profile: {profile}')
-	each = f'{SCRIPTS}/scoped_uaccess_$s.cocci'
 	record.update(
-		coccicheck_command=(f'for s in {" ".join(names)}; do '
-				    f'{shown(kdir, each, request.jobs)}; done'),
+		coccicheck_command='; '.join(shown(kdir, f'{SCRIPTS}/{s.name}', request.jobs)
+					     for s in scripts),
 		coccicheck_floor_command=shown(kdir, floor_cocci, request.jobs),
 		coccicheck_profile_command=shown(kdir, floor_cocci, request.jobs, '--profile'),
 		coccicheck_floor_rule=_rel(FLOOR), coccicheck_logs=_rel(logs),
@@ -234,8 +233,8 @@ def run_coccicheck(runner: Runner, request: BenchRequest, record: dict) -> dict:
 		coccicheck_what=(
 			f'`make coccicheck MODE=report` over the whole tree of {_rel(kdir)} with '
 			f'J={request.jobs}, as a kernel developer runs it, with the '
-			f'{len(scripts)} checker scripts the series ships in `{SCRIPTS}/`. '
+			f'checker the series ships in `{SCRIPTS}/` ({len(scripts)} script(s)). '
 			'scripts/coccicheck takes one script in COCCI= (a directory fails, and '
-			'no COCCI runs every script of the tree), so the checker\'s figure is '
-			f'the sum of {len(scripts)} runs, one per script'))
+			'no COCCI runs every script of the tree): the figure is the sum of the '
+			'runs, one per script'))
 	return figures(seconds, floors)

@@ -164,8 +164,8 @@ def _tools(data: dict) -> list[str]:
 	whole_tree = 'coccicheck_seconds' in tools
 	if whole_tree:
 		runs = rec.get('coccicheck_floor_runs') or []
-		out += [f'| `make coccicheck`, the checker\'s {len(tools.get("coccicheck_scripts", {}))} '
-			f'scripts, summed | {_fmt(tools["coccicheck_seconds"], 1)} | '
+		out += [f'| `make coccicheck`, the checker\'s '
+			f'{_scripts(tools.get("coccicheck_scripts"))} | {_fmt(tools["coccicheck_seconds"], 1)} | '
 			f'`{rec.get("coccicheck_command")}` |',
 			f'| `make coccicheck`, floor (median of {len(runs)} runs) | '
 			f'{_fmt(tools.get("coccicheck_floor_seconds"), 1)} | '
@@ -176,7 +176,7 @@ def _tools(data: dict) -> list[str]:
 	if 'coccicheck_6_1_seconds' in tools:
 		runs = rec.get('coccicheck_6_1_floor_runs') or []
 		out += [f'| `make coccicheck` over {rec.get("coccicheck_6_1_tree")}, the '
-			f'{len(tools.get("coccicheck_6_1_scripts", {}))} scripts, summed | '
+			f'{_scripts(tools.get("coccicheck_6_1_scripts"))} | '
 			f'{_fmt(tools["coccicheck_6_1_seconds"], 1)} | '
 			f'`{rec.get("coccicheck_6_1_command")}` |',
 			f'| the same tree, floor (median of {len(runs)} runs) | '
@@ -205,6 +205,12 @@ def _tools(data: dict) -> list[str]:
 		'of other engineers; spatch parses each file once per run, so a floor given the '
 		'files is mostly parsing and the ratio is what the rules themselves add.', '']
 	return out
+
+
+def _scripts(scripts: Optional[dict]) -> str:
+	"""How many checker scripts a coccicheck figure covers."""
+	n = len(scripts or {})
+	return 'script' if n == 1 else f'{n} scripts, summed'
 
 
 def _coccicheck_text(tools: dict, rec: dict) -> list[str]:

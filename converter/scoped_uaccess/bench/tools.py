@@ -16,7 +16,7 @@ from scoped_uaccess.core.errors import CommandFailed, TreeStateError
 from scoped_uaccess.kernel import series, worktree
 
 FLOOR_RULE = '''// SPDX-License-Identifier: GPL-2.0
-/// The floor for timing the checker scripts, scoped_uaccess_*.cocci: one
+/// The floor for timing the checker, scoped_uaccess.cocci: one
 /// trivial rule that matches a single call, with the checker's options.
 // Confidence: High
 // Comments: written by converter/scoped_uaccess/bench/tools.py
@@ -105,7 +105,7 @@ def run_tools(runner: Runner, request: BenchRequest, record: dict) -> dict:
 				    f'--cocci {_rel(floor_cocci)} {_rel(request.kdir)}',
 		      what='`make report` runs `converter/scoped-uaccess report`, which is '
 			   'check.run_check() over KDIR: one spatch per checker script and file that '
-			   f'uses the API ({len(check.CHECKERS)} scripts), the floor one per file')
+			   f'uses the API ({len(check.CHECKERS)} script(s)), the floor one per file')
 	figures = {'checker_seconds': round(times['checker'], 1),
 		   'floor_seconds': round(times['floor'], 1),
 		   'checker_over_floor': round(times['checker'] / times['floor'], 2) if times['floor'] else None}

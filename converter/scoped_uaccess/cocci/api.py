@@ -242,7 +242,7 @@ class Source(str):
 # so the scripts read the file.  Needs ENDS, ACCESSORS and WRAPPERS.
 FILE_MACROS = Source(r'''_FILE_MACROS = {}
 
-def file_macros(path):
+def file_macros(path, known_ends=None):
 	"""(ends, wrappers, calls) of the macros the file at path defines: a
 	macro whose body calls an end ends a region (name -> that end, as a
 	do { user_write_access_end(); return err; } while (0) exit); a macro
@@ -251,8 +251,12 @@ def file_macros(path):
 	function-like macro -> the names its body calls (a macro runs where it
 	is used: its calls are what a region may not make).  A macro defined
 	twice (once as a stub for another configuration) is what either
-	definition makes it.  A text scan, cached per file."""
-	if path not in _FILE_MACROS:
+	definition makes it.  An end is one of known_ends (default ENDS), which a
+	caller that counts the file's own end helpers passes.  A text scan,
+	cached per file and table of ends: the one it was when first asked."""
+	ends_table = ENDS if known_ends is None else known_ends
+	cached = (path, id(ends_table))
+	if cached not in _FILE_MACROS:
 		try:
 			with open(path, errors='replace') as src:
 				text = re.sub(r'\\\n', ' ', src.read())
@@ -267,7 +271,7 @@ def file_macros(path):
 				calls.setdefault(name, set()).update(
 					c for c in called if c not in ('while', 'if', 'for', 'switch',
 								      'sizeof', 'typeof', 'return'))
-			end = next((c for c in called if c in ENDS), None)
+			end = next((c for c in called if c in ends_table), None)
 			if end:
 				ends[name] = end
 			label = params.split(',')[-1].strip() if params else ''
@@ -276,8 +280,8 @@ def file_macros(path):
 			if modes and re.match(r'\w+$', label) and \
 			   re.search(r'\b%s\s*\)' % label, body):
 				wrappers[name] = modes.pop() if len(modes) == 1 else 'rmw'
-		_FILE_MACROS[path] = (ends, wrappers, calls)
-	return _FILE_MACROS[path]''')
+		_FILE_MACROS[cached] = (ends, wrappers, calls)
+	return _FILE_MACROS[cached]''')
 
 
 def functions_source(module: object, names: tuple[str, ...]) -> Source:

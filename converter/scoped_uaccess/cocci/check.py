@@ -17,12 +17,10 @@ from scoped_uaccess.cocci.spatch import ParseFailure
 from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, UsageError
 
-# The checker: six standalone scripts, one family of classes each
-# (cocci/README.md).  Every script runs on every file, one spatch run each;
-# their classes do not overlap, and each header lists the classes it owns.
-CHECKERS: tuple[Path, ...] = tuple(
-	spatch.COCCI_DIR / f'scoped_uaccess_{family}.cocci'
-	for family in ('regions', 'conditional', 'outside', 'calls', 'accessors', 'range'))
+# The checker: one script (cocci/README.md), whose header lists the classes
+# it reports; one spatch run per file.  A tuple, as --cocci may name others:
+# every script runs on every file, and no two report the same class.
+CHECKERS: tuple[Path, ...] = (spatch.COCCI_DIR / 'scoped_uaccess.cocci',)
 
 
 def classes(scripts: Sequence[Path] = CHECKERS) -> dict[str, CheckClass]:

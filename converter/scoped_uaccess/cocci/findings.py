@@ -160,8 +160,7 @@ def to_text(findings: list[Finding], failures: list[ParseFailure]) -> str:
 	return ''.join(line + '\n' for line in lines)
 
 
-# The tool's name in JSON and SARIF: the single script's, kept when the
-# checker was split into scoped_uaccess_*.cocci, because SARIF consumers
+# The tool's name in JSON and SARIF, the checker script's: SARIF consumers
 # (code scanning) match earlier results by tool name and fingerprint.
 TOOL_NAME = 'scoped_uaccess.cocci'
 

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Python the checker scripts share: how a finding is recorded and printed.
 
-Every cocci/scoped_uaccess_*.cocci script carries these functions in its
+The checker, cocci/scoped_uaccess.cocci, carries these functions in its
 @initialize:python@ block, written there by `converter/scoped-uaccess
-api-tables --write` from this module (api.TABLES['FINDINGS']): a script
+api-tables --write` from this module (api.TABLES['FINDINGS']): the script
 stays self-contained for coccicheck, and this is the one copy, tested as
-it is.  In a script they work on the script's FINDINGS, which its reset()
+it is.  In the script they work on its FINDINGS, which its reset()
 empties for each file.
 
 One finding per mistake: accesses or calls that share the function, the
@@ -14,7 +14,7 @@ called) are one finding, reported at the first of them, the others
 listed by line.
 
 The C expressions of accessor addresses and begin pointers are read by
-the same few functions in every script that needs them (range,
+the same few functions for every class that needs them (range,
 accessors): a token scan and the access path of a pointer expression,
 ['p', '->a', '[]', '.b'], with its offsets.  SmPL matches one shape at a
 time; comparing two paths, or measuring how far an address lies from a

@@ -2,7 +2,7 @@
 """The checker patch of a tree's series: cocci/'s scripts, committed in the tree and exported.
 
 Each series ships the checker into the kernel as one patch that adds
-scripts/coccinelle/misc/scoped_uaccess_*.cocci (0012 for 6.12, the first
+scripts/coccinelle/misc/scoped_uaccess.cocci (0012 for 6.12, the first
 patch for 7.3).  After the scripts in cocci/ change, `ship-checker`
 does what patches/README.md describes by hand: copies them into the
 tree, commits a fixup of the checker commit, squashes it, and exports
@@ -29,11 +29,11 @@ COVER = '0000-cover-letter.patch'
 def checker_patch(series: list[Path]) -> int:
 	"""The index in series of the patch that adds the checker scripts."""
 	hits = [i for i, p in enumerate(series)
-		if re.search(rf'^\+\+\+ b/{SHIPPED_DIR}/scoped_uaccess_\w+\.cocci$',
+		if re.search(rf'^\+\+\+ b/{SHIPPED_DIR}/scoped_uaccess(_\w+)?\.cocci$',
 			     p.read_text(errors='replace'), re.M)]
 	if len(hits) != 1:
 		raise TreeStateError(f'{len(hits)} patches of the series add the checker scripts',
-				     'exactly one patch must add scripts/coccinelle/misc/scoped_uaccess_*')
+				     'exactly one patch must add scripts/coccinelle/misc/scoped_uaccess*')
 	return hits[0]
 
 
@@ -49,14 +49,14 @@ def refresh(runner: Runner, kdir: Path, patches: Path) -> Outcome:
 			     Output.CAPTURE).output.split()
 	commit = commits[index]
 	target = kdir / SHIPPED_DIR
-	for old in target.glob('scoped_uaccess_*.cocci'):
+	for old in target.glob('scoped_uaccess*.cocci'):
 		if runner.dry_run:
 			break
 		old.unlink()
 	for script in check.CHECKERS:
 		if not runner.dry_run:
 			shutil.copyfile(script, target / script.name)
-	runner.run(git(kdir, 'add', '-f', '-A', '--', f'{SHIPPED_DIR}/scoped_uaccess_*.cocci',
+	runner.run(git(kdir, 'add', '-f', '-A', '--', f'{SHIPPED_DIR}/scoped_uaccess*.cocci',
 		       mutates=True))
 	if runner.run(git(kdir, 'diff', '--cached', '--quiet'),
 		      check=False).returncode == 0 and not runner.dry_run:
