@@ -41,7 +41,7 @@
 //  PYTHONPATH=converter; the rules below match the facts it needs and
 //  rewrite where it says.  SmPL cannot wrap existing statements into a
 //  new block without reprinting them (and losing their comments), so the
-//  scope rule emits the body's source text as one identifier (scope.py).
+//  scope rule emits the body's source text as one identifier (scope_pass.py).
 //  Run with the options below and --macro-file cocci/kernel-macros.h;
 //  --smpl-spacing keeps kernel spacing in the scope line.  The driver
 //  (converter/scoped-uaccess convert) runs the passes and checks the result.
@@ -60,8 +60,8 @@ virtual label
 
 @initialize:python@
 @@
-from scoped_uaccess.cocci.convert import facts, passes
-passes.start()
+from scoped_uaccess.cocci.convert import facts, hooks
+hooks.start()
 
 // ---- facts --------------------------------------------------------------
 
@@ -289,7 +289,7 @@ facts.record_function(fn, 'plain', p[0].file)
 
 @script:python depends on report && begins@
 @@
-passes.REPORT = True
+hooks.REPORT = True
 
 // ---- transformation: invert_begin --------------------------------------
 // if (begin(p, n)) { A; end(); } else { B; } return v; becomes an
@@ -300,7 +300,7 @@ identifier B;
 expression E, N;
 statement list SL1, SL2;
 expression V;
-position pb : script:python() { passes.at_invert(pb[0]) };
+position pb : script:python() { hooks.at_invert(pb[0]) };
 @@
 if (B@pb(E, N)) { SL1 } else { SL2 }
 return V;
@@ -309,7 +309,7 @@ return V;
 pb << ib.pb;
 L;
 @@
-coccinelle.L = cocci.make_ident(passes.value(pb[0], 'invert'))
+coccinelle.L = cocci.make_ident(hooks.value(pb[0], 'invert'))
 
 @depends on patch && invert_begin@
 identifier ib.B;
@@ -335,7 +335,7 @@ identifier B;
 expression C, E, N, V;
 statement S1, S3;
 statement list SL1, SL2;
-position pb : script:python() { passes.at_invert(pb[0]) };
+position pb : script:python() { hooks.at_invert(pb[0]) };
 @@
 if (C) S1 else if (B@pb(E, N)) { SL1 } else { SL2 }
 S3
@@ -345,7 +345,7 @@ return V;
 pb << ibe.pb;
 L;
 @@
-coccinelle.L = cocci.make_ident(passes.value(pb[0], 'invert'))
+coccinelle.L = cocci.make_ident(hooks.value(pb[0], 'invert'))
 
 @depends on patch && invert_begin@
 identifier ibe.B;
@@ -377,7 +377,7 @@ identifier ibe_name.L;
 @lp_begin depends on patch && local_pointer@
 identifier B;
 expression E;
-position pb : script:python() { passes.at_local_begin(pb[0]) };
+position pb : script:python() { hooks.at_local_begin(pb[0]) };
 @@
 B@pb(E, ...)
 
@@ -387,20 +387,20 @@ B@pb(E, ...)
 identifier B;
 type T;
 expression X;
-position pb : script:python() { passes.at_local_begin(pb[0]) };
+position pb : script:python() { hooks.at_local_begin(pb[0]) };
 @@
 B@pb((T)X, ...)
 
 @lp_field depends on patch && local_pointer@
 identifier S;
-identifier F : script:python() { passes.local_member(F) };
+identifier F : script:python() { hooks.local_member(F) };
 type T;
 @@
 struct S { ... T F; ... };
 
 @lp_use depends on patch && local_pointer@
 expression lp_begin.E;
-position p : script:python() { passes.at_rename_expr(p[0]) };
+position p : script:python() { hooks.at_rename_expr(p[0]) };
 @@
 E@p
 
@@ -408,7 +408,7 @@ E@p
 p << lp_use.p;
 L;
 @@
-coccinelle.L = cocci.make_ident(passes.value(p[0], 'rename-expr'))
+coccinelle.L = cocci.make_ident(hooks.value(p[0], 'rename-expr'))
 
 @depends on patch && local_pointer@
 expression lp_begin.E;
@@ -420,7 +420,7 @@ identifier lp_name.L;
 
 @lp_cast_use depends on patch && local_pointer@
 identifier X;
-position p : script:python() { passes.at_rename_cast(p[0]) };
+position p : script:python() { hooks.at_rename_cast(p[0]) };
 @@
 X@p
 
@@ -428,7 +428,7 @@ X@p
 p << lp_cast_use.p;
 V;
 @@
-coccinelle.V = cocci.make_expr(passes.value(p[0], 'rename-cast'))
+coccinelle.V = cocci.make_expr(hooks.value(p[0], 'rename-cast'))
 
 @depends on patch && local_pointer@
 identifier lp_cast_use.X;
@@ -443,7 +443,7 @@ expression lp_cast_name.V;
 
 @lp_late depends on patch && local_pointer@
 statement S;
-position p : script:python() { passes.at_before_if(p[0]) };
+position p : script:python() { hooks.at_before_if(p[0]) };
 @@
 S@p
 
@@ -451,7 +451,7 @@ S@p
 p << lp_late.p;
 T;
 @@
-coccinelle.T = cocci.make_ident(passes.value(p[0], 'before-if'))
+coccinelle.T = cocci.make_ident(hooks.value(p[0], 'before-if'))
 
 @depends on patch && local_pointer@
 statement lp_late.S;
@@ -466,7 +466,7 @@ identifier lp_late_text.T;
 
 @lp_decl_late depends on patch && local_pointer@
 declaration D;
-position p : script:python() { passes.at_local_decl_cast_late(p[0]) };
+position p : script:python() { hooks.at_local_decl_cast_late(p[0]) };
 @@
 D@p
 
@@ -474,7 +474,7 @@ D@p
 p << lp_decl_late.p;
 N;
 @@
-name, how, value = passes.value(p[0], 'after-decl').split('\0')
+name, how, value = hooks.value(p[0], 'after-decl').split('\0')
 coccinelle.N = cocci.make_ident(name)
 
 @depends on patch && local_pointer@
@@ -488,7 +488,7 @@ identifier lp_late_parts.N;
 
 @lp_decl_cast depends on patch && local_pointer@
 declaration D;
-position p : script:python() { passes.at_local_decl_cast(p[0]) };
+position p : script:python() { hooks.at_local_decl_cast(p[0]) };
 @@
 D@p
 
@@ -497,7 +497,7 @@ p << lp_decl_cast.p;
 N;
 V;
 @@
-name, how, value = passes.value(p[0], 'after-decl').split('\0')
+name, how, value = hooks.value(p[0], 'after-decl').split('\0')
 coccinelle.N = cocci.make_ident(name)
 coccinelle.V = cocci.make_expr(value)
 
@@ -513,7 +513,7 @@ identifier lp_cast_parts.N;
 
 @lp_decl_field depends on patch && local_pointer@
 declaration D;
-position p : script:python() { passes.at_local_decl_field(p[0]) };
+position p : script:python() { hooks.at_local_decl_field(p[0]) };
 @@
 D@p
 
@@ -523,7 +523,7 @@ F << lp_field.F;
 N;
 V;
 @@
-name, how, value = passes.value(p[0], 'after-decl').split('\0')
+name, how, value = hooks.value(p[0], 'after-decl').split('\0')
 if not value.replace(' ', '').endswith(F):
 	cocci.include_match(False)
 else:
@@ -542,7 +542,7 @@ expression lp_field_parts.V;
 
 @lp_decl_address depends on patch && local_pointer@
 declaration D;
-position p : script:python() { passes.at_local_decl_address(p[0]) };
+position p : script:python() { hooks.at_local_decl_address(p[0]) };
 @@
 D@p
 
@@ -552,7 +552,7 @@ F << lp_field.F;
 N;
 V;
 @@
-name, how, value = passes.value(p[0], 'after-decl').split('\0')
+name, how, value = hooks.value(p[0], 'after-decl').split('\0')
 if not value.replace(' ', '').endswith(F):
 	cocci.include_match(False)
 else:
@@ -571,7 +571,7 @@ expression lp_address_parts.V;
 
 @lp_decl_typeof depends on patch && local_pointer@
 declaration D;
-position p : script:python() { passes.at_local_decl_typeof(p[0]) };
+position p : script:python() { hooks.at_local_decl_typeof(p[0]) };
 @@
 D@p
 
@@ -580,7 +580,7 @@ p << lp_decl_typeof.p;
 N;
 V;
 @@
-name, how, value = passes.value(p[0], 'after-decl').split('\0')
+name, how, value = hooks.value(p[0], 'after-decl').split('\0')
 coccinelle.N = cocci.make_ident(name)
 coccinelle.V = cocci.make_expr(value)
 
@@ -601,7 +601,7 @@ expression lp_typeof_parts.V;
 
 @cur_use depends on patch && cursor@
 identifier P;
-position p : script:python() { passes.at_rename(p[0]) };
+position p : script:python() { hooks.at_rename(p[0]) };
 @@
 P@p
 
@@ -609,7 +609,7 @@ P@p
 p << cur_use.p;
 C;
 @@
-coccinelle.C = cocci.make_ident(passes.value(p[0], 'rename'))
+coccinelle.C = cocci.make_ident(hooks.value(p[0], 'rename'))
 
 @depends on patch && cursor@
 identifier cur_use.P;
@@ -622,7 +622,7 @@ identifier cur_name.C;
 @cur_seed depends on patch && cursor@
 identifier B;
 expression P, N;
-position p : script:python() { passes.at_begin_arg(p[0]) };
+position p : script:python() { hooks.at_begin_arg(p[0]) };
 @@
 B(P@p, N)
 
@@ -630,7 +630,7 @@ B(P@p, N)
 p << cur_seed.p;
 Q;
 @@
-coccinelle.Q = cocci.make_ident(passes.value(p[0], 'begin-arg'))
+coccinelle.Q = cocci.make_ident(hooks.value(p[0], 'begin-arg'))
 
 @depends on patch && cursor@
 identifier cur_seed.B;
@@ -647,7 +647,7 @@ identifier cur_seed_name.Q;
 
 @after_if depends on patch && (cursor || rederive)@
 statement S;
-position p : script:python() { passes.at_after_if(p[0]) };
+position p : script:python() { hooks.at_after_if(p[0]) };
 @@
 S@p
 
@@ -655,7 +655,7 @@ S@p
 p << after_if.p;
 T;
 @@
-coccinelle.T = cocci.make_ident(passes.value(p[0], 'after-if'))
+coccinelle.T = cocci.make_ident(hooks.value(p[0], 'after-if'))
 
 @depends on patch && (cursor || rederive)@
 statement after_if.S;
@@ -670,13 +670,13 @@ identifier after_if_text.T;
 
 @cur_type_param depends on patch && cursor@
 identifier fn;
-identifier P : script:python() { passes.cursor_pointer(P) };
+identifier P : script:python() { hooks.cursor_pointer(P) };
 type T;
 @@
 fn(..., T P, ...) { ... }
 
 @cur_type_local depends on patch && cursor@
-identifier P : script:python() { passes.cursor_pointer(P) };
+identifier P : script:python() { hooks.cursor_pointer(P) };
 type T;
 position pt;
 @@
@@ -688,7 +688,7 @@ T P@pt = ...;
 
 @cur_decl_param depends on patch && cursor@
 declaration D;
-position pd : script:python() { passes.at_after_decl(pd[0]) };
+position pd : script:python() { hooks.at_after_decl(pd[0]) };
 @@
 D@pd
 
@@ -698,7 +698,7 @@ P << cur_type_param.P;
 fn << cur_type_param.fn;
 N;
 @@
-name, pointer = passes.value(pd[0], 'after-decl').split('\0')
+name, pointer = hooks.value(pd[0], 'after-decl').split('\0')
 if pointer != P or fn != pd[0].current_element:
 	cocci.include_match(False)
 else:
@@ -719,7 +719,7 @@ identifier cur_pair_param.N;
 
 @cur_decl_local depends on patch && cursor@
 declaration D;
-position pd : script:python() { passes.at_after_decl(pd[0]) };
+position pd : script:python() { hooks.at_after_decl(pd[0]) };
 @@
 D@pd
 
@@ -729,7 +729,7 @@ P << cur_type_local.P;
 pt << cur_type_local.pt;
 N;
 @@
-name, pointer = passes.value(pd[0], 'after-decl').split('\0')
+name, pointer = hooks.value(pd[0], 'after-decl').split('\0')
 if pointer != P or pt[0].current_element != pd[0].current_element:
 	cocci.include_match(False)
 else:
@@ -751,7 +751,7 @@ identifier cur_pair_local.N;
 
 @to_last depends on patch && tail_out@
 statement S;
-position p : script:python() { passes.at_tail_label(p[0]) };
+position p : script:python() { hooks.at_tail_label(p[0]) };
 @@
 S@p
 
@@ -760,7 +760,7 @@ p << to_last.p;
 L;
 T;
 @@
-name, text = passes.value(p[0], 'tail-label').split('\0')
+name, text = hooks.value(p[0], 'tail-label').split('\0')
 coccinelle.L = cocci.make_ident(name)
 coccinelle.T = cocci.make_ident(text)
 
@@ -776,7 +776,7 @@ identifier to_parts.L, to_parts.T;
 @to_if depends on patch && tail_out@
 expression E;
 statement S1;
-position p : script:python() { passes.at_tail_out(p[0]) };
+position p : script:python() { hooks.at_tail_out(p[0]) };
 @@
 if (E@p) S1
 
@@ -784,7 +784,7 @@ if (E@p) S1
 p << to_if.p;
 L;
 @@
-coccinelle.L = cocci.make_ident(passes.value(p[0], 'tail-out'))
+coccinelle.L = cocci.make_ident(hooks.value(p[0], 'tail-out'))
 
 @depends on patch && tail_out@
 expression to_if.E;
@@ -800,7 +800,7 @@ identifier to_name.L;
 
 @rc depends on patch && range_check@
 statement S;
-position p : script:python() { passes.at_before_if(p[0]) };
+position p : script:python() { hooks.at_before_if(p[0]) };
 @@
 S@p
 
@@ -808,7 +808,7 @@ S@p
 p << rc.p;
 T;
 @@
-coccinelle.T = cocci.make_ident(passes.value(p[0], 'before-if'))
+coccinelle.T = cocci.make_ident(hooks.value(p[0], 'before-if'))
 
 @depends on patch && range_check@
 statement rc.S;
@@ -822,7 +822,7 @@ identifier rc_text.T;
 
 @lb depends on patch && label@
 statement S;
-position p : script:python() { passes.at_label(p[0]) };
+position p : script:python() { hooks.at_label(p[0]) };
 @@
 S@p
 
@@ -831,7 +831,7 @@ p << lb.p;
 L;
 V;
 @@
-name, value = passes.value(p[0], 'label').split('\0')
+name, value = hooks.value(p[0], 'label').split('\0')
 coccinelle.L = cocci.make_ident(name)
 coccinelle.V = cocci.make_expr(value or '0')
 
@@ -854,7 +854,7 @@ ps << allst.ps;
 args;
 block;
 @@
-parts = passes.scope_edit(ps[0])
+parts = hooks.scope_edit(ps[0])
 if parts is None:
 	cocci.include_match(False)
 else:
@@ -871,13 +871,13 @@ iterator name scoped_user_rw_access_size;
 position allst.ps;
 identifier mk.args, mk.block;
 statement S;
-position q0 : script:python() { passes.scope_index(q0[0]) == 0 };
-position q1 : script:python() { passes.scope_index(q1[0]) == 1 };
-position q2 : script:python() { passes.scope_index(q2[0]) == 2 };
-position q3 : script:python() { passes.scope_index(q3[0]) == 3 };
-position q4 : script:python() { passes.scope_index(q4[0]) == 4 };
-position q5 : script:python() { passes.scope_index(q5[0]) == 5 };
-position qr : script:python() { passes.removed(qr[0]) };
+position q0 : script:python() { hooks.scope_index(q0[0]) == 0 };
+position q1 : script:python() { hooks.scope_index(q1[0]) == 1 };
+position q2 : script:python() { hooks.scope_index(q2[0]) == 2 };
+position q3 : script:python() { hooks.scope_index(q3[0]) == 3 };
+position q4 : script:python() { hooks.scope_index(q4[0]) == 4 };
+position q5 : script:python() { hooks.scope_index(q5[0]) == 5 };
+position qr : script:python() { hooks.removed(qr[0]) };
 @@
 (
 - S@ps@qr
@@ -915,7 +915,7 @@ position qr : script:python() { passes.removed(qr[0]) };
 
 @finalize:python@
 @@
-if passes.REPORT:
-	for line in passes.report_lines():
+if hooks.REPORT:
+	for line in hooks.report_lines():
 		print(line)
-passes.reset()
+hooks.reset()

@@ -6,7 +6,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from scoped_uaccess.cocci.convert import declarations, pipeline, scope, source, tidy, transforms
+from scoped_uaccess.cocci.convert import declarations, scope_pass, source, spatch_passes, tidy, transformations
 
 
 def _tidied(before: str, after: str) -> str:
@@ -60,7 +60,7 @@ class SyscallHeaderTest(unittest.TestCase):
 		with tempfile.TemporaryDirectory() as tmp:
 			path = Path(tmp) / 'f.c'
 			path.write_text(self.TEXT)
-			pairs = pipeline.plain_headers(path)
+			pairs = spatch_passes.plain_headers(path)
 			plain = path.read_text()
 			self.assertEqual(3, len(pairs))
 			self.assertIn('long sys_swapcontext( struct ucontext __user *old_ctx,\n'
@@ -68,7 +68,7 @@ class SyscallHeaderTest(unittest.TestCase):
 			self.assertIn('long sys_rt_sigreturn(void)\n', plain)
 			self.assertIn('long compat_sys_waitid( int which, compat_pid_t pid)\n', plain)
 			self.assertEqual(self.TEXT.count('\n'), plain.count('\n'))
-			pipeline.restore_headers(path, pairs)
+			spatch_passes.restore_headers(path, pairs)
 			self.assertEqual(self.TEXT, path.read_text())
 
 	def test_context_restores_after_an_error(self) -> None:
@@ -76,7 +76,7 @@ class SyscallHeaderTest(unittest.TestCase):
 			path = Path(tmp) / 'f.c'
 			path.write_text(self.TEXT)
 			with self.assertRaises(RuntimeError):
-				with pipeline.plain_syscall_headers(path):
+				with spatch_passes.plain_syscall_headers(path):
 					self.assertNotIn('SYSCALL_DEFINE', path.read_text())
 					raise RuntimeError('spatch failed')
 			self.assertEqual(self.TEXT, path.read_text())
@@ -85,7 +85,7 @@ class SyscallHeaderTest(unittest.TestCase):
 		with tempfile.TemporaryDirectory() as tmp:
 			path = Path(tmp) / 'f.c'
 			path.write_text('SYSCALL_DEFINE2(x, int, a)\n{\n}\n')
-			self.assertEqual([], pipeline.plain_headers(path))
+			self.assertEqual([], spatch_passes.plain_headers(path))
 
 
 class TextTest(unittest.TestCase):
@@ -98,18 +98,18 @@ class TextTest(unittest.TestCase):
 	def test_rename_labels_in_accessor_arguments_and_gotos(self) -> None:
 		merged = {'efault_end': 'efault'}
 		self.assertEqual('\tunsafe_put_user(x, p, efault);',
-				 scope.rename_labels('\tunsafe_put_user(x, p, efault_end);', merged))
-		self.assertEqual('\t\t\t\t  efault);', scope.rename_labels('\t\t\t\t  efault_end);', merged))
-		self.assertEqual('\tgoto efault;', scope.rename_labels('\tgoto efault_end;', merged))
+				 scope_pass.rename_labels('\tunsafe_put_user(x, p, efault_end);', merged))
+		self.assertEqual('\t\t\t\t  efault);', scope_pass.rename_labels('\t\t\t\t  efault_end);', merged))
+		self.assertEqual('\tgoto efault;', scope_pass.rename_labels('\tgoto efault_end;', merged))
 		self.assertEqual('\tefault_end_count++;',
-				 scope.rename_labels('\tefault_end_count++;', merged))
+				 scope_pass.rename_labels('\tefault_end_count++;', merged))
 
 	def test_assigned(self) -> None:
 		class Ctx:
 			lines = ['ea = f(ea);', 'ea &= ~(size - 1);', 'x = ea;', 'if (ea == 0)',
 				 'p->ea = 1;', '++ea;']
 		for i, want in enumerate([True, True, False, False, False, True], 1):
-			self.assertEqual(want, transforms._assigned(Ctx, 'ea', range(i, i + 1)),
+			self.assertEqual(want, transformations._assigned(Ctx, 'ea', range(i, i + 1)),
 					 Ctx.lines[i - 1])
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import support
 
-from scoped_uaccess.cocci.convert import pipeline
+from scoped_uaccess.cocci.convert import spatch_passes
 from scoped_uaccess.cocci.convert.regions import CensusRegion
 
 RULES = support.REPO / 'cocci' / 'convert_scoped_uaccess.cocci'
@@ -30,11 +30,11 @@ def convert(src: Path, tmp: Path) -> tuple[list[CensusRegion], str]:
 	them (one file, no header inline index, masking as on x86)."""
 	runner = support.quiet_runner()
 	shutil.copy(src, tmp / src.name)
-	env = pipeline.Environment()
-	with pipeline.plain_syscall_headers(tmp / src.name):
-		regions = pipeline.census(runner, RULES, tmp, src.name, env)
+	env = spatch_passes.Environment()
+	with spatch_passes.plain_syscall_headers(tmp / src.name):
+		regions = spatch_passes.census(runner, RULES, tmp, src.name, env)
 		if any(not r.skipped for r in regions):
-			pipeline.rewrite(runner, RULES, tmp, src.name, regions, env)
+			spatch_passes.rewrite(runner, RULES, tmp, src.name, regions, env)
 	return regions, (tmp / src.name).read_text()
 
 

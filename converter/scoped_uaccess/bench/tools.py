@@ -9,7 +9,7 @@ from typing import Optional
 from scoped_uaccess.bench.coccicheck import run_coccicheck, run_coccicheck_other
 from scoped_uaccess.bench.common import WORK, BenchRequest, _rel, _relative_paths
 from scoped_uaccess.cocci import check, spatch
-from scoped_uaccess.cocci.convert import run as convert_run
+from scoped_uaccess.cocci.convert import driver as convert_driver
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, TreeStateError
@@ -72,7 +72,7 @@ def convert_floor(runner: Runner, floor_cocci: Path, jobs: int) -> tuple[Optiona
 		return None, 0
 	if runner.dry_run:
 		return None, 0
-	files = convert_run.prefilter(quiet, CONVERT_WORKTREE)
+	files = convert_driver.prefilter(quiet, CONVERT_WORKTREE)
 	start = time.monotonic()
 	check.run_check(quiet, check.CheckRequest(paths=[CONVERT_WORKTREE / f for f in files],
 						  scripts=(floor_cocci,), root=CONVERT_WORKTREE,

@@ -9,9 +9,9 @@ from typing import Callable, Optional
 from scoped_uaccess.cli.kernel import add_jobs
 from scoped_uaccess.cocci import api, check, inlines, report, review, ship, spatch, stress
 from scoped_uaccess.cocci.convert import mainline
-from scoped_uaccess.cocci.convert import steps as convert_steps
+from scoped_uaccess.cocci.convert import targets as convert_targets
 from scoped_uaccess.cocci.findings import SarifTree
-from scoped_uaccess.cocci.convert.run import RULES, WORKTREE, ConvertRequest, default_worktree
+from scoped_uaccess.cocci.convert.driver import RULES, WORKTREE, ConvertRequest, default_worktree
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
@@ -119,15 +119,15 @@ def _convert_request(args: argparse.Namespace, out: Path) -> ConvertRequest:
 
 
 def cmd_convert(args: argparse.Namespace, runner: Runner) -> Outcome:
-	return convert_steps.convert_step(runner, convert_steps.ConvertStep(
-		_convert_request(args, args.out or convert_steps.out_dir(args.tree)),
+	return convert_targets.convert_step(runner, convert_targets.ConvertStep(
+		_convert_request(args, args.out or convert_targets.out_dir(args.tree)),
 		patches=args.patches or sources.patches_for(args.tree),
 		core=args.core, install=args.install, install_from=args.install_from))
 
 
 def cmd_convert_regen(args: argparse.Namespace, runner: Runner) -> Outcome:
-	return convert_steps.regen_step(
-		runner, _convert_request(args, args.out or convert_steps.out_dir(args.tree, regen=True)),
+	return convert_targets.regen_step(
+		runner, _convert_request(args, args.out or convert_targets.out_dir(args.tree, regen=True)),
 		args.patches or sources.patches_for(args.tree))
 
 
@@ -189,7 +189,7 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	p.add_argument('--tree', type=Path, default=paths.DEFAULT_KDIR,
 		       help='kernel git tree (default: build/linux); never modified')
 	p.add_argument('--out', type=Path, help='series, conversion.json, summary.md '
-		       f'(default: {relative(convert_steps.CONVERT_OUT)})')
+		       f'(default: {relative(convert_targets.CONVERT_OUT)})')
 	p.add_argument('--rev', default='HEAD', help='commit to convert (default: HEAD)')
 	p.add_argument('--core', action='store_true', help='convert the commit that is baseline + '
 		       'the core part of patches/series, numbering after it')
@@ -203,7 +203,7 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 		'compare', kdir=False)
 	p.add_argument('--tree', type=Path, default=paths.DEFAULT_KDIR,
 		       help='kernel git tree with the core series (default: build/linux)')
-	p.add_argument('--out', type=Path, help=f'default: {relative(convert_steps.REGEN_OUT)}')
+	p.add_argument('--out', type=Path, help=f'default: {relative(convert_targets.REGEN_OUT)}')
 	_convert_options(p)
 	p = add('mainline-comparison', cmd_mainline_comparison, "our generated conversions of "
 		"--tree next to mainline's hand conversions in --current: "

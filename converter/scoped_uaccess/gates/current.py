@@ -34,8 +34,8 @@ from typing import Optional
 
 from scoped_uaccess.cocci import report
 from scoped_uaccess.cocci.convert import mainline
-from scoped_uaccess.cocci.convert import steps as convert_steps
-from scoped_uaccess.cocci.convert.run import ConvertRequest, default_worktree
+from scoped_uaccess.cocci.convert import targets as convert_targets
+from scoped_uaccess.cocci.convert.driver import ConvertRequest, default_worktree
 from scoped_uaccess.cocci.findings import findings_from_json
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
@@ -172,16 +172,16 @@ def regen_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> Ou
 	committed series exactly, or, on another 7.3.x, a series that the
 	builds gate then builds."""
 	patches = sources.patches_for(kdir)
-	request = ConvertRequest(tree=kdir, out=convert_steps.out_dir(kdir, regen=True),
+	request = ConvertRequest(tree=kdir, out=convert_targets.out_dir(kdir, regen=True),
 				 worktree=default_worktree(kdir), jobs=jobs)
 	moved = drift(kdir)
 	if not moved:
-		regenerated = convert_steps.regen_step(runner, request, patches)
+		regenerated = convert_targets.regen_step(runner, request, patches)
 		compared = mainline.comparison_step(runner, paths.DEFAULT_KDIR, kdir)
 		runner.say(f'mainline-comparison: {compared.summary}')
 		return Outcome(max(regenerated.exit_status, compared.exit_status),
 			       f'{regenerated.summary}; {compared.summary}')
-	made = convert_steps.convert_step(runner, convert_steps.ConvertStep(
+	made = convert_targets.convert_step(runner, convert_targets.ConvertStep(
 		request, patches=patches, core=True))
 	return Outcome(made.exit_status, f'{made.summary}; {moved}')
 
@@ -245,7 +245,7 @@ def builds_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> O
 	another version)."""
 	series: tuple[Path, ...] = ()
 	if drift(kdir):
-		out = convert_steps.out_dir(kdir, regen=True)
+		out = convert_targets.out_dir(kdir, regen=True)
 		regenerated = sorted(out.glob('*.patch'))
 		if not regenerated:
 			raise UsageError(f'{relative(out)} holds no conversion of {relative(kdir)}',

@@ -9,8 +9,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoped_uaccess.cocci.convert import steps as convert_steps
-from scoped_uaccess.cocci.convert.run import ConvertRequest
+from scoped_uaccess.cocci.convert import targets as convert_targets
+from scoped_uaccess.cocci.convert.driver import ConvertRequest
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Runner
 from scoped_uaccess.core.outcome import Outcome, written
@@ -119,7 +119,7 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 	kunit = [Gate(f'kunit-{cc}', f'KUnit in QEMU failed under {cc}',
 		      lambda cc=cc: kunit_gate(cc), needs=('tree',))
 		 for cc in TEST_COMPILERS]
-	conversion = ConvertRequest(tree=o.kdir, out=convert_steps.REGEN_OUT, jobs=o.jobs)
+	conversion = ConvertRequest(tree=o.kdir, out=convert_targets.REGEN_OUT, jobs=o.jobs)
 	return [
 		Gate('deps', 'required Debian packages missing', lambda: deps.step(runner)),
 		Gate('unittest', 'converter Python unit tests or pyflakes failed',
@@ -153,7 +153,7 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 		Gate('bisect', 'a commit of the series does not build cleanly',
 		     lambda: bisect.step(runner, o.kdir), needs=('tree', 'kunit-gcc')),
 		Gate('convert-regen', 'regenerating the conversions does not give patches/',
-		     lambda: convert_steps.regen_step(runner, conversion, o.patches),
+		     lambda: convert_targets.regen_step(runner, conversion, o.patches),
 		     needs=('tree',)),
 		Gate('validate', 'a converted file builds with a new warning, or the converted '
 		     'kernel behaves unlike baseline',

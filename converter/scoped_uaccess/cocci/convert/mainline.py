@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Optional
 
 from scoped_uaccess.cocci import api
-from scoped_uaccess.cocci.convert.steps import reports_dir
+from scoped_uaccess.cocci.convert.targets import reports_dir
 from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import TreeStateError, UsageError
 from scoped_uaccess.core.outcome import Outcome, relative, written

@@ -63,7 +63,7 @@ class Region:
 	foreign: dict[str, int] = field(default_factory=dict)	# pointer -> line assigned from the begin's
 	cursor_after: bool = False	# the begin pointer is read after the region
 	# The early exit that makes the range check matter under masking
-	# (analysis.early_exit()): the changelog names it.
+	# (census.early_exit()): the changelog names it.
 	range_exit: str = ''
 	# A run-time size that masking no longer checks and no early exit makes
 	# matter: the changelog says what changes at the top of user space.

@@ -72,7 +72,7 @@ class Entry:
 		return {c: w for c, w in re.findall(r'(\w+)\(\) \(([^)]*)\)', m.group(1))}
 
 	def _field(self, name: str) -> str:
-		"""`; NAME value` of the census text (passes.report_lines())."""
+		"""`; NAME value` of the census text (hooks.report_lines())."""
 		m = re.search(r'; %s (.*?)(?:; (?:on|recomputes|range check for|unchecked size|keeps) |$)' % name,
 			      self.region.text)
 		return m.group(1) if m else ''

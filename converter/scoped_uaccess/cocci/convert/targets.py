@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""`make convert`, `convert-install` and `convert-regen`: the conversion as steps."""
+"""The targets `make convert`, `convert-install` and `convert-regen`: the driver
+on the core series' commit, then install or compare."""
 
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
 from scoped_uaccess.cocci.convert import install
-from scoped_uaccess.cocci.convert.run import ConvertRequest, run_convert
+from scoped_uaccess.cocci.convert.driver import ConvertRequest, run_convert
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError

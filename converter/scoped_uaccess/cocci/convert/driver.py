@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Optional
 
 from scoped_uaccess.kernel import worktree
 from scoped_uaccess.cocci import api, check, inlines, spatch
-from scoped_uaccess.cocci.convert import pipeline
+from scoped_uaccess.cocci.convert import spatch_passes
 from scoped_uaccess.cocci.convert.commits import (commit_message, group_files, prefix_from_history,
 						  prefix_from_path, with_preexisting)
 from scoped_uaccess.cocci.convert.regions import (Entry, added_scopes, begin_call,
@@ -128,7 +128,7 @@ def _parallel(jobs: int, fn: Callable, items: list) -> list:
 		return list(pool.map(fn, items))
 
 
-def convert_file(runner: Runner, rules: Path, wt: Path, name: str, env: pipeline.Environment,
+def convert_file(runner: Runner, rules: Path, wt: Path, name: str, env: spatch_passes.Environment,
 		 say: Callable[[str], None]) -> tuple[list[Entry], bool]:
 	"""Census, passes and scopes for one file, then the census again: what
 	is still open-coded must be what the census skipped.  A function where
@@ -137,14 +137,14 @@ def convert_file(runner: Runner, rules: Path, wt: Path, name: str, env: pipeline
 	source_lines = (wt / name).read_text(errors='replace').splitlines()
 	exclude: list[str] = list(env.exclude)
 	for _ in range(3):
-		env = pipeline.Environment(env.inlines, env.masking, tuple(exclude))
-		with pipeline.plain_syscall_headers(wt / name, runner.dry_run):
-			regions = pipeline.census(runner, rules, wt, name, env)
+		env = spatch_passes.Environment(env.inlines, env.masking, tuple(exclude))
+		with spatch_passes.plain_syscall_headers(wt / name, runner.dry_run):
+			regions = spatch_passes.census(runner, rules, wt, name, env)
 			entries = [Entry(r, r.status, r.reason,
 					 begin=begin_call(source_lines, r)) for r in regions]
 			if not any(e.status is Status.CONVERTED for e in entries):
 				return entries, False
-			rewritten = pipeline.rewrite(runner, rules, wt, name, regions, env)
+			rewritten = spatch_passes.rewrite(runner, rules, wt, name, regions, env)
 			for note in rewritten.notes:
 				converted = [e for e in entries if e.status is Status.CONVERTED]
 				owner = next((e for e in converted if e.region.function == note.function),
@@ -153,7 +153,7 @@ def convert_file(runner: Runner, rules: Path, wt: Path, name: str, env: pipeline
 					owner.notes.append(note)
 			if runner.dry_run:
 				return entries, False
-			after = pipeline.census(runner, rules, wt, name, env)
+			after = spatch_passes.census(runner, rules, wt, name, env)
 		# A region under two #ifdef'd function headers (one per parse
 		# variant) is converted when either converts it.
 		converted_lines = {e.region.line for e in entries if e.status is Status.CONVERTED}
@@ -290,7 +290,7 @@ def _convert(runner: Runner, request: ConvertRequest, commit: str, result: Conve
 		say('convert: dry run: then the checker on the rewritten files, one commit per '
 		    f'subsystem in {wt}, git format-patch into {request.out}')
 		return result
-	env = pipeline.Environment(inlines.index(runner, request.tree), treefacts.masking_arches(wt))
+	env = spatch_passes.Environment(inlines.index(runner, request.tree), treefacts.masking_arches(wt))
 	done = [0]
 
 	def one(name: str) -> tuple[str, list[Entry], bool]:

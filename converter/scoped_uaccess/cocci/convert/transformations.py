@@ -2,7 +2,7 @@
 """Where each transformation rewrites a region, and with what text.
 
 The SmPL rules of a pass (convert_scoped_uaccess.cocci, -D <pass>) ask
-passes.py which statements or identifiers they act on; this module
+hooks.py which statements or identifiers they act on; this module
 answers for one region, on the file as the pass sees it.  Actions:
 
   after-if     insert a statement after the if of the begin (first in the region)
@@ -18,7 +18,7 @@ answers for one region, on the file as the pass sees it.  Actions:
 import re
 from typing import Optional, Union
 
-from scoped_uaccess.cocci.convert import pointers, scope, source
+from scoped_uaccess.cocci.convert import pointers, scope_pass, source
 from scoped_uaccess.cocci.convert.labels import fresh_label
 from scoped_uaccess.cocci.convert.model import Context, Region
 from scoped_uaccess.cocci.convert.facts import Pos
@@ -147,7 +147,7 @@ def range_check(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 	ifline = ctx.lines[r.stmt[0] - 1]
 	tabs = '\t' * (source.indent(ifline) + 1)
 	action = r.action[:-1] if r.action.endswith(';') else r.action
-	args = scope.head_args(ifline, 'if (!access_ok', [r.pointer, r.size])
+	args = scope_pass.head_args(ifline, 'if (!access_ok', [r.pointer, r.size])
 	at[('before-if', _if_pos(r))] = f'if (!access_ok({args}))\n{tabs}{action}'
 	return True
 

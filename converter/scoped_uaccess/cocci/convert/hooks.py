@@ -4,8 +4,8 @@ the positions and texts each pass's SmPL rules ask for.
 
 spatch imports this module (PYTHONPATH=converter, set by the driver).
 The rules record facts while matching; the first question of a pass about
-a file analyses it (analysis.py) and computes the edits of every region
-(scope.py, transforms.py); the rules then rewrite at those positions.
+a file analyses it (census.py) and computes the edits of every region
+(scope_pass.py, transformations.py); the rules then rewrite at those positions.
 The environment gives what spatch's command line cannot: the header
 inline index (SCOPED_UACCESS_INLINES), the architectures with masked
 user access (SCOPED_UACCESS_MASKING, default x86) and regions the driver
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from scoped_uaccess.cocci import inlines
-from scoped_uaccess.cocci.convert import analysis, calls, facts, model, scope, transforms
+from scoped_uaccess.cocci.convert import calls, census, facts, model, scope_pass, transformations
 from scoped_uaccess.cocci.convert.model import Context, Region
 from scoped_uaccess.cocci.convert.facts import Pos
 from scoped_uaccess.cocci.convert.status import Reason
@@ -103,7 +103,7 @@ def analyse(file: str) -> FileEdits:
 	arches = tuple(os.environ.get('SCOPED_UACCESS_MASKING', 'x86').split(','))
 	ctx = Context(file, _lines(file), facts.of(file), HEADER_INLINES,
 		      model.masked_file(file, arches))
-	regions = analysis.analyse_file(ctx)
+	regions = census.analyse_file(ctx)
 	skip = excluded()
 	for r in regions.values():
 		name = file[2:] if file.startswith('./') else file
@@ -113,11 +113,11 @@ def analyse(file: str) -> FileEdits:
 	edits = FileEdits(ctx, regions)
 	todo = [r for r in regions.values() if r.converted]
 	for r in todo:
-		transforms.plan(ctx, r, edits.at)
+		transformations.plan(ctx, r, edits.at)
 	ready = [r for r in todo if not r.needs]
-	merged = scope.merged_labels(ctx, ready)
+	merged = scope_pass.merged_labels(ctx, ready)
 	for r in ready:
-		s = scope.scope_of(ctx, r, merged)
+		s = scope_pass.scope_of(ctx, r, merged)
 		if s is None:
 			continue
 		edits.at[('scope', s.anchor[:2])] = f'{SCOPE_ITERATORS.index(s.iterator)}\0{s.args}\0{s.block}'

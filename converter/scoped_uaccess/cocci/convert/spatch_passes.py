@@ -34,7 +34,7 @@ PASSES = (('invert-begin', 'invert_begin'), ('local-pointer', 'local_pointer'),
 
 @dataclass(frozen=True)
 class Environment:
-	"""What the rules read from the environment (passes.py)."""
+	"""What the rules read from the environment (hooks.py)."""
 	inlines: Optional[Path] = None
 	masking: tuple[str, ...] = ('x86',)
 	exclude: tuple[str, ...] = ()		# file:function:index
