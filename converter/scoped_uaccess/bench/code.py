@@ -13,6 +13,7 @@ from scoped_uaccess.bench.common import BenchRequest, _rel
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.kernel import tree
+from scoped_uaccess.kernel.git import git
 
 _HUNK = re.compile(r'^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,(?P<count>\d+))? @@ ?(?P<context>.*)$')
 _FUNC_NAME = re.compile(r'(?:SYSCALL_DEFINE\d\((?P<syscall>\w+)|(?P<name>\w+)\s*\()')
@@ -229,8 +230,8 @@ def parse_bloat(text: str) -> dict:
 def run_code(runner: Runner, request: BenchRequest, record: dict) -> dict:
 	"""bloat-o-meter and LFENCE sites of the changed objects; section 3's data."""
 	base_dir, conv_dir = paths.OUT / 'user-baseline', paths.OUT / 'user-series'
-	diff = runner.run(Command(('git', '-C', str(request.kdir), 'diff', '-U0', 'baseline', 'HEAD',
-				   '--', '*.c', '*.h'), mutates=False), Output.CAPTURE).output
+	diff = runner.run(git(request.kdir, 'diff', '-U0', tree.BASELINE_TAG, 'HEAD', '--', '*.c', '*.h'),
+			  Output.CAPTURE).output
 	by_file = {f: names for f, names in changed_functions(diff).items() if converted_file(f)}
 	conversion = paths.REPO / 'reports' / f'linux-{tree.kernel_version(request.kdir)}' / 'conversion.json'
 	for f, names in conversion_functions(conversion).items():
