@@ -931,10 +931,12 @@ def reassigned_access(pb, pq, px):
 
 // ---- Gate (all modes): only files naming the API are parsed -------------
 // Literal tokens, for spatch's prefilter: every other rule depends on this
-// one, so the tree's files are selected once.  Each family of classes
-// depends on the names it needs: regions, outside and calls on a scope, a
-// begin or an end; conditional-region on an open-coded begin; the
-// accessor classes on an accessor; range on an accessor or a masked begin.
+// one, so the tree's files are selected once.  A scope, a begin or an end:
+// an accessor with none of them in its file is in no region any class can
+// see.  regions, outside and calls need nothing more; the other families
+// depend on the names they need: conditional-region on an open-coded
+// begin, the accessor classes on an accessor, range on an accessor or a
+// masked begin.
 
 @api@
 iterator name scoped_user_read_access, scoped_user_read_access_size,
@@ -960,25 +962,12 @@ scoped_user_rw_access_size(...) S
   user_write_access_begin\|masked_user_access_begin\|
   masked_user_rw_access_begin\|masked_user_read_access_begin\|
   masked_user_write_access_begin\|user_access_end\|user_rw_access_end\|
-  user_read_access_end\|user_write_access_end\|unsafe_get_user\|
-  unsafe_put_user\|unsafe_copy_from_user\|unsafe_copy_to_user\|
-  unsafe_atomic_op1\|unsafe_atomic_op2\|unsafe_try_cmpxchg_user\)(...)
+  user_read_access_end\|user_write_access_end\)(...)
 )
 
 @script:python depends on api@
 @@
 reset()
-
-@region depends on api@
-iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
-identifier BE : script:python() { BE in BEGINS or BE in ENDS };
-statement S;
-@@
-(
-it(...) S
-|
-BE(...)
-)
 
 @open_begin depends on api && (context || org || report)@
 identifier OB : script:python() { OB in OPEN_BEGINS };
@@ -1004,7 +993,7 @@ MB(...)
 // the mode of the first end it calls, for the classes of regions and
 // calls: its call ends the region, as objtool sees it once inlined
 // (ANY_E(...): it may take arguments).
-@end_helper depends on region@
+@end_helper depends on api@
 attribute name __always_inline;
 identifier fn, e;
 position pe : script:python(e) { e in API_ENDS };
@@ -1023,7 +1012,7 @@ e << end_helper.e;
 for table in (REGION_ENDS, CALL_ENDS):
 	table.setdefault(fn, API_ENDS[e])
 
-@begin depends on region@
+@begin depends on api@
 identifier b;
 position pb : script:python(b) { b in BEGINS };
 @@
@@ -1036,7 +1025,7 @@ pb << begin.pb;
 BEGIN_AT[key(pb[0])] = b
 learn(pb[0].file)
 
-@acc depends on region@
+@acc depends on api@
 identifier a, L;
 position pa : script:python(a) { a in ACCESSORS };
 @@
@@ -1133,7 +1122,7 @@ scope_call(it, ps[0], ptr, f, px[0])
 // ==== regions ===============================================================
 // ---- Facts -------------------------------------------------------------
 // Accessors and wrappers, the file's included (learn()), and their labels.
-@region_acc depends on region@
+@region_acc depends on api@
 identifier a, L;
 position pa : script:python(a) { a in REGION_ACCESSORS };
 @@
@@ -1145,12 +1134,12 @@ L << region_acc.L;
 @@
 REGION_LABEL_AT[key(pa[0])] = L
 
-@script:python depends on region@
+@script:python depends on api@
 @@
 for it, ps, f, px in innermost(REGION_SCOPE_CALLS):
 	region_call(it, ps, f, px)
 
-@region_scope_nest depends on region@
+@region_scope_nest depends on api@
 iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
 iterator it2 =~ "^scoped_user_(read|write|rw)_access(_size)?$";
 position ps, px;
@@ -1179,7 +1168,7 @@ for p in px:
 // MODE=patch, an opener nests, an accessor's label starts a fault path.
 // After the |: a begin tested positively, checked inside its braces.
 
-@region_open_call depends on region disable neg_if exists@
+@region_open_call depends on api disable neg_if exists@
 identifier B : script:python() { B in BEGINS };
 identifier OB : script:python() { OB in OPEN_BEGINS };
 identifier ANY_B : script:python() { ANY_B in BEGINS };
@@ -1219,7 +1208,7 @@ pf << region_open_call.pf;
 region_open_call(pb[0], f, pf[0])
 
 // Ends and openers on the fault path of an accessor, with the region still open.
-@region_label_call depends on region exists@
+@region_label_call depends on api exists@
 identifier L, f;
 identifier ANY_E : script:python() { ANY_E in REGION_ENDS };
 position pl : script:python(L) { L in REGION_OPEN_LABELS };
@@ -1240,7 +1229,7 @@ for func, pb, via in REGION_OPEN_LABELS[L]:
 	region_call(BEGIN_AT[key(pb)], pb, f, pf[0], via)
 
 // A scope opened while an open-coded region is open.
-@region_scope depends on region exists@
+@region_scope depends on api exists@
 identifier B : script:python() { B in BEGINS };
 identifier ANY_E : script:python() { ANY_E in REGION_ENDS };
 iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
@@ -1271,13 +1260,13 @@ if px[0].current_element == pb[0].current_element:
 // ---- missing-end --------------------------------------------------------
 
 // A return whose value an end helper computes (return put_fail();) ends.
-@region_ret_end depends on region@
+@region_ret_end depends on api@
 identifier ANY_E : script:python() { ANY_E in REGION_ENDS };
 position pr;
 @@
 return@pr <+... ANY_E(...) ...+>;
 
-@region_label_ret depends on region exists@
+@region_label_ret depends on api exists@
 identifier L;
 identifier ANY_E : script:python() { ANY_E in REGION_ENDS };
 position pl : script:python(L) { L in REGION_OPEN_LABELS };
@@ -1298,7 +1287,7 @@ for func, pb, via in REGION_OPEN_LABELS[L]:
 			'return on the fault path of %s() on %s leaves the region begun '
 			'with %s() on %s open' % (via[0], via[1], BEGIN_AT[key(pb)], where(pb)))
 
-@region_ret_open depends on region exists@
+@region_ret_open depends on api exists@
 identifier B : script:python() { B in BEGINS };
 identifier ANY_E : script:python() { ANY_E in REGION_ENDS };
 identifier resid;
@@ -1322,7 +1311,7 @@ pr << region_ret_open.pr;
 finding(pr[0], 'ERROR', 'missing-end', 'return leaves the region begun with %s() on %s open'
 	% (BEGIN_AT[key(pb[0])], where(pb[0])))
 
-@region_fall_open depends on region exists@
+@region_fall_open depends on api exists@
 identifier B : script:python() { B in BEGINS };
 identifier ANY_E : script:python() { ANY_E in REGION_ENDS };
 identifier fn, resid;
@@ -1351,7 +1340,7 @@ if key(pb[0]) not in ME_RET:
 		'the region begun with %s() here is not ended on some path out of '
 		'the function' % BEGIN_AT[key(pb[0])])
 
-@region_ret_pos depends on region disable neg_if exists@
+@region_ret_pos depends on api disable neg_if exists@
 identifier B : script:python() { B in OPEN_BEGINS };
 identifier ANY_E : script:python() { ANY_E in REGION_ENDS };
 expression ptr, n;
@@ -1373,7 +1362,7 @@ finding(pr[0], 'ERROR', 'missing-end', 'return leaves the region begun with %s()
 	% (BEGIN_AT[key(pb[0])], where(pb[0])))
 
 // A positive begin whose block has no end at all.
-@region_pos_ended depends on region disable neg_if@
+@region_pos_ended depends on api disable neg_if@
 identifier B : script:python() { B in OPEN_BEGINS };
 identifier E : script:python() { E in REGION_ENDS };
 expression ptr, n;
@@ -1382,7 +1371,7 @@ statement S2;
 @@
 if (\(B@pb(ptr, n)\|likely(B@pb(ptr, n))\)) { <+... E() ...+> } else S2
 
-@region_pos_unended depends on region disable neg_if@
+@region_pos_unended depends on api disable neg_if@
 identifier B : script:python() { B in OPEN_BEGINS };
 expression ptr, n;
 position pb != {region_pos_ended.pb, region_ret_pos.pb};
@@ -1463,7 +1452,7 @@ for k in sorted(COND_BEGINS):
 
 // ==== outside ===============================================================
 // ---- Facts -------------------------------------------------------------
-@outside_managed depends on region@
+@outside_managed depends on api@
 identifier g;
 position pg : script:python(g) { g in BEGINS or g in ENDS };
 @@
@@ -1477,7 +1466,7 @@ MANAGED.add(pg[0].current_element)
 if g in BEGINS:
 	BEGUN.add(pg[0].current_element)
 
-@outside_scope depends on region@
+@outside_scope depends on api@
 iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
 expression ptr, n;
 identifier L;
@@ -1498,7 +1487,7 @@ MANAGED.add(ps[0].current_element)
 BEGUN.add(ps[0].current_element)
 closed(L, ps[0], 'the scope on %s is rejected' % where(ps[0]))
 
-@script:python depends on region@
+@script:python depends on api@
 @@
 for it, ps, f, px in innermost(OUTSIDE_SCOPE_CALLS):
 	if f in ENDS:
@@ -1511,7 +1500,7 @@ for it, ps, f, px in innermost(OUTSIDE_SCOPE_CALLS):
 
 // ---- end-without-begin --------------------------------------------------
 
-@outside_end_entry depends on region exists@
+@outside_end_entry depends on api exists@
 identifier fn, e;
 identifier ANY_B : script:python() { ANY_B in BEGINS };
 position pe : script:python(e) { e in ENDS };
@@ -1535,7 +1524,7 @@ if pe[0].current_element in BEGUN:
 	finding(pe[0], 'ERROR', 'end-without-begin',
 		'%s() reachable from the start of the function with no region begun' % e)
 
-@outside_end_after_end depends on region exists@
+@outside_end_after_end depends on api exists@
 identifier e1, e2;
 identifier ANY_B : script:python() { ANY_B in BEGINS };
 position p1 : script:python(e1) { e1 in ENDS };
@@ -1557,7 +1546,7 @@ finding(p2[0], 'ERROR', 'end-without-begin',
 	'%s() reachable after %s() on %s with no region begun in between'
 	% (e2, e1, where(p1[0])))
 
-@outside_end_fail depends on region@
+@outside_end_fail depends on api@
 identifier B : script:python() { B in OPEN_BEGINS };
 identifier e;
 expression ptr, n;
@@ -1580,7 +1569,7 @@ for p in pe:
 	finding(p, 'ERROR', 'end-without-begin', '%s() on the path where %s() on %s failed'
 		% (e, BEGIN_AT[key(pb[0])], where(pb[0])))
 
-@outside_fail_goto depends on region@
+@outside_fail_goto depends on api@
 identifier B : script:python() { B in OPEN_BEGINS };
 expression ptr, n;
 identifier L;
@@ -1596,7 +1585,7 @@ closed(L, pb[0], '%s() on %s fails' % (BEGIN_AT[key(pb[0])], where(pb[0])))
 
 // Paths from the labels a failed begin, a rejected scope or a fault in a
 // scope jumps to: no region is open there.
-@outside_closed_end depends on region exists@
+@outside_closed_end depends on api exists@
 identifier L, e;
 identifier ANY_B : script:python() { ANY_B in BEGINS };
 position pl : script:python(L) { L in CLOSED_LABELS };
@@ -1623,7 +1612,7 @@ for func, why in CLOSED_LABELS[L]:
 // ---- access-outside-region ----------------------------------------------
 // The accessors of a scope body are in a region: scope_call vetoes them.
 
-@outside_closed_acc depends on region exists@
+@outside_closed_acc depends on api exists@
 identifier L, a;
 identifier ANY_B : script:python() { ANY_B in BEGINS };
 position pl : script:python(L) { L in CLOSED_LABELS };
@@ -1648,7 +1637,7 @@ for func, why in CLOSED_LABELS[L]:
 			'%s() reachable through label %s when %s: no region is open'
 			% (a, L, why), 'label ' + L)
 
-@outside_acc_entry depends on region exists@
+@outside_acc_entry depends on api exists@
 identifier fn, a;
 identifier ANY_B : script:python() { ANY_B in BEGINS };
 position pa : script:python(a) { is_accessor(a) };
@@ -1674,7 +1663,7 @@ if pa[0].current_element in MANAGED:
 		'%s() reachable from the start of the function with no region begun' % a,
 		'entry')
 
-@outside_acc_after_end depends on region exists@
+@outside_acc_after_end depends on api exists@
 identifier e, a;
 identifier ANY_B : script:python() { ANY_B in BEGINS };
 position pe : script:python(e) { e in ENDS };
@@ -1698,7 +1687,7 @@ finding(pa[0], 'ERROR', 'access-outside-region',
 	'%s() reachable after %s() on %s with no region begun' % (a, e, where(pe[0])),
 	'end ' + str(key(pe[0])))
 
-@outside_acc_fail depends on region@
+@outside_acc_fail depends on api@
 identifier B : script:python() { B in OPEN_BEGINS };
 identifier a;
 expression ptr, n;
@@ -1723,7 +1712,7 @@ for p in pa:
 
 // ==== calls =================================================================
 // ---- Facts -------------------------------------------------------------
-@call_inline_fn depends on region@
+@call_inline_fn depends on api@
 attribute name __always_inline;
 identifier fn;
 type T;
@@ -1737,7 +1726,7 @@ INLINE_FNS.add(fn)
 
 // An __always_inline function of the file that calls an end ends the
 // region: what follows its call runs with user access closed.
-@call_nokprobe_fn depends on region@
+@call_nokprobe_fn depends on api@
 attribute name nokprobe_inline;
 identifier fn;
 type T;
@@ -1750,7 +1739,7 @@ fn << call_nokprobe_fn.fn;
 # __always_inline whenever kprobes are configured
 INLINE_FNS.add(fn)
 
-@call_noinline_fn depends on region@
+@call_noinline_fn depends on api@
 attribute name noinline;
 identifier fn;
 type T;
@@ -1762,7 +1751,7 @@ fn << call_noinline_fn.fn;
 @@
 NOINLINE_FNS.add(fn)
 
-@call_local_fn depends on region@
+@call_local_fn depends on api@
 identifier fn;
 type T;
 @@
@@ -1773,7 +1762,7 @@ fn << call_local_fn.fn;
 @@
 LOCAL_FNS.add(fn)
 
-@call_saved depends on region@
+@call_saved depends on api@
 identifier f, fl;
 expression flags;
 type T;
@@ -1798,7 +1787,7 @@ SAVED.add(key(px[0]))
 // They belong to the scope, not to a region around it: vetoed below.
 // An unbraced body is one call (spatch's braces isomorphism lets the
 // braced pattern match it) or one if, if-else, for or while statement.
-@call_scope_call depends on region exists@
+@call_scope_call depends on api exists@
 iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
 identifier f;
 position ps;
@@ -1848,7 +1837,7 @@ CALL_SCOPE_CALLS.append((it, ps[0], f, px[0]))
 
 // The then branch of an unbraced scope's if-else: a rule of its own,
 // a disjunction tries it only where the else branch does not match.
-@call_scope_call_then depends on region exists@
+@call_scope_call_then depends on api exists@
 iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
 identifier f;
 position ps;
@@ -1870,7 +1859,7 @@ px << call_scope_call_then.px;
 @@
 CALL_SCOPE_CALLS.append((it, ps[0], f, px[0]))
 
-@script:python depends on region@
+@script:python depends on api@
 @@
 for it, ps, f, px in innermost(CALL_SCOPE_CALLS):
 	judge_call(it, ps, f, px)
@@ -1880,7 +1869,7 @@ for it, ps, f, px in innermost(CALL_SCOPE_CALLS):
 // fault path of the region.  The forms after the | are begins tested
 // positively, checked inside their braces.
 
-@call_open_call depends on region disable neg_if exists@
+@call_open_call depends on api disable neg_if exists@
 identifier B : script:python() { B in BEGINS };
 identifier OB : script:python() { OB in OPEN_BEGINS };
 identifier ANY_B : script:python() { ANY_B in BEGINS };
@@ -1924,7 +1913,7 @@ pf << call_open_call.pf;
 call_open_call(pb[0], f, pf[0])
 
 // Calls on the fault path of an accessor, with the region still open.
-@call_label_call depends on region exists@
+@call_label_call depends on api exists@
 identifier L, f;
 identifier ANY_E : script:python() { ANY_E in CALL_ENDS };
 position pl : script:python(L) { L in CALL_OPEN_LABELS };
@@ -2425,7 +2414,7 @@ statement S;
 * it@p(...) S
 
 // patch: replace the end of a mode mismatch (see end_fix()).
-@region_end_fix depends on patch && region@
+@region_end_fix depends on patch && api@
 identifier e;
 position pe : script:python(e) { end_fix(e, pe[0]) is not None };
 @@
@@ -2438,7 +2427,7 @@ new;
 @@
 coccinelle.new = end_fix(e, pe[0])
 
-@depends on patch && region@
+@depends on patch && api@
 identifier region_end_fix.e, region_end_new.new;
 position region_end_fix.pe;
 @@
