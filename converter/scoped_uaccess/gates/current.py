@@ -42,7 +42,6 @@ from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, relative
 from scoped_uaccess.gates import checkpatch, faultsweep, fixes, validate
-from scoped_uaccess.gates.warmup import Job, configure_step
 from scoped_uaccess.kernel import baseline, kbuild, series, sources, tree, worktree
 from scoped_uaccess.kernel.qemu import AccelChoice
 from scoped_uaccess.kernel.toolchains import GCC
@@ -221,22 +220,6 @@ def userspace_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS,
 		return Outcome.findings('; '.join([result.boot_summary or 'no comparison',
 						   *result.boot[:5]]))
 	return Outcome.ok(result.boot_summary)
-
-
-def warmup_jobs(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> list[Job]:
-	"""The kernels kunit_step() and sweep_step() build, for the warm-up
-	(gates/warmup.py): the x86_64 KUnit kernel, the ppc64le converted one."""
-	srctree = worktree.converted_worktree(runner, kdir)
-	request = kunit_run.KunitRequest(kdir=srctree, toolchain=GCC, jobs=jobs,
-					 out=paths.kunit_build_dir(GCC.name, kdir))
-	t = sweep_boot.target('ppc64le')
-	_, conv = faultsweep.kernels(t, faultsweep.FaultsweepRequest(
-		converted_tree=srctree, base='', tree=kdir))
-	build = faultsweep.kernel_build(t, conv)
-	return [Job('kunit-7.3', (lambda _, d=request.build_dir: d.mkdir(parents=True, exist_ok=True),
-				  kunit_run.config_command(request), kunit_run.make_command(request))),
-		Job('sweep-7.3', (configure_step(build, t.config),
-				  build.make(Path(t.image).name, jobs=jobs)))]
 
 
 def builds_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> Outcome:

@@ -8,6 +8,7 @@ options of the test run; nothing here parses arguments.
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from scoped_uaccess.cocci.convert import targets as convert_targets
 from scoped_uaccess.cocci.convert.driver import ConvertRequest
@@ -63,30 +64,35 @@ def corpus_step(runner: Runner, kdir: Path) -> Outcome:
 	return Outcome.ok('checker corpus as expected')
 
 
-def warmup_jobs(runner: Runner, o: TestOptions) -> list[Job]:
-	"""The kernels later gates build, in the order they need them: the
-	KUnit kernels, then the ppc64le sweep's converted kernel (validate)."""
-	srctree = worktree.converted_worktree(runner, o.kdir)
-	jobs = []
-	for cc in TEST_COMPILERS:
-		request = kunit_run.KunitRequest(kdir=srctree, toolchain=toolchain(cc), jobs=o.jobs,
-						 out=paths.kunit_build_dir(cc, o.kdir))
-		jobs.append(Job(f'kunit-{cc}', (
+def warmup_jobs(runner: Runner, kdir: Path, compilers: tuple[str, ...], jobs: int,
+		kunit_gate: Callable[[str], str], sweep_gate: str) -> list[Job]:
+	"""The kernels later gates of kdir build, in the order they need them:
+	the x86_64 KUnit kernel of each compiler (for the gate kunit_gate(cc)),
+	then the ppc64le sweep's converted kernel (for sweep_gate); all from
+	kdir's converted worktree, in kdir's build directories."""
+	srctree = worktree.converted_worktree(runner, kdir)
+	out = []
+	for cc in compilers:
+		request = kunit_run.KunitRequest(kdir=srctree, toolchain=toolchain(cc), jobs=jobs,
+						 out=paths.kunit_build_dir(cc, kdir))
+		out.append(Job(kunit_gate(cc), (
 			lambda _, d=request.build_dir: d.mkdir(parents=True, exist_ok=True),
 			kunit_run.config_command(request), kunit_run.make_command(request))))
 	t = sweep_boot.target('ppc64le')
-	_, conv = faultsweep.kernels(t, faultsweep.FaultsweepRequest(converted_tree=srctree, base=''))
+	_, conv = faultsweep.kernels(t, faultsweep.FaultsweepRequest(
+		converted_tree=srctree, base='', tree=kdir))
 	build = faultsweep.kernel_build(t, conv)
-	jobs.append(Job('validate', (configure_step(build, t.config),
-				     build.make(Path(t.image).name, jobs=o.jobs))))
-	return jobs
+	out.append(Job(sweep_gate, (configure_step(build, t.config),
+				    build.make(Path(t.image).name, jobs=jobs))))
+	return out
 
 
 def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 	def tree_then_warmup() -> Outcome:
 		outcome = tree.step(runner, tree.TreeRequest(o.kdir, o.patches, o.force))
 		if outcome.exit_status == 0 and not runner.dry_run:
-			warm.start(warmup_jobs(runner, o))
+			warm.start(warmup_jobs(runner, o.kdir, TEST_COMPILERS, o.jobs,
+					       lambda cc: f'kunit-{cc}', 'validate'))
 		return outcome
 
 	def kunit_gate(cc: str) -> Outcome:
@@ -97,7 +103,9 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 	def tree_7_3() -> Outcome:
 		outcome = current.tree_step(runner, o.force)
 		if outcome.exit_status == 0 and not runner.dry_run:
-			warm.add(current.warmup_jobs(runner, jobs=o.jobs))
+			# 7.3's gates boot the gcc KUnit kernel only.
+			warm.add(warmup_jobs(runner, current.KDIR, ('gcc',), o.jobs,
+					     lambda _: 'kunit-7.3', 'sweep-7.3'))
 		return outcome
 
 	def kunit_7_3() -> Outcome:
