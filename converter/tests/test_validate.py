@@ -6,8 +6,9 @@ import dataclasses
 import unittest
 
 from support import REPO
+from scoped_uaccess.cocci.convert import driver, targets
 from scoped_uaccess.core import paths
-from scoped_uaccess.gates import validate
+from scoped_uaccess.gates import fixes, validate
 from scoped_uaccess.kernel.toolchains import toolchain
 from scoped_uaccess.kunit import run as kunit_run
 from scoped_uaccess.kunit import sweep_boot, userspace
@@ -92,6 +93,18 @@ class OtherTreeTest(unittest.TestCase):
 		self.assertEqual(paths.OUT / 'faultsweep-ppc64le-converted-7.3',
 				 ppc.build_dir('converted', other))
 		self.assertEqual(paths.OUT / 'faultsweep-ppc64le-converted', ppc.build_dir('converted'))
+
+	def test_every_scratch_place_of_a_tree_follows_one_suffix(self) -> None:
+		"""The conversions' worktree and results, the fixes' worktree and
+		build directories: paths.tree_suffix(), as validate's."""
+		other = paths.BUILD / 'linux-7.3'
+		for kdir, suffix in ((paths.DEFAULT_KDIR, ''), (other, '-7.3')):
+			self.assertEqual(paths.BUILD / f'wt-convert{suffix}', driver.default_worktree(kdir))
+			self.assertEqual(paths.RESULTS / f'convert-regen{suffix}',
+					 targets.out_dir(kdir, regen=True))
+			request = fixes.FixesRequest(kdir)
+			self.assertEqual(paths.BUILD / f'wt-apply{suffix}', request.worktree)
+			self.assertEqual(paths.OUT / f'apply{suffix}-arm64', request.build_dir('arm64'))
 
 	def test_the_userspace_runs_of_another_tree_are_its_own(self) -> None:
 		"""validate --kdir build/linux-7.3 and gate userspace-7.3 boot the

@@ -144,7 +144,7 @@ def report_step(runner: Runner, kdir: Path = KDIR, jobs: int = kbuild.JOBS) -> O
 	version = tree.kernel_version(kdir)
 	committed = report.REPORTS / f'linux-{version}'
 	out = paths.RESULTS / 'report-check' / f'linux-{version}'
-	pristine = worktree.worktree(runner, kdir, paths.BUILD / f'wt-baseline-{sources.for_kdir(kdir).series}',
+	pristine = worktree.worktree(runner, kdir, paths.BUILD / f'wt-baseline{paths.tree_suffix(kdir)}',
 				     tree.BASELINE_TAG)
 	parts, problems = [], []
 	for name, srctree, where, to in (('with the series', kdir, committed, out),

@@ -66,10 +66,10 @@ class FixesRequest:
 	# directories: the second gate rebuilds only the objects it touches.
 	@property
 	def worktree(self) -> Path:
-		return paths.BUILD / f'wt-apply-{self.source.series}'
+		return paths.BUILD / f'wt-apply{paths.tree_suffix(self.kdir)}'
 
 	def build_dir(self, arch: str) -> Path:
-		return paths.OUT / f'apply-{self.source.series}-{arch}'
+		return paths.OUT / f'apply{paths.tree_suffix(self.kdir)}-{arch}'
 
 
 @dataclass

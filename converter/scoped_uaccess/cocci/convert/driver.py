@@ -77,10 +77,9 @@ class ConvertResult:
 
 def default_worktree(kdir: Path) -> Path:
 	"""The scratch worktree of a tree's conversions: build/wt-convert for
-	6.12, build/wt-convert-<series> for another tree (a worktree belongs
-	to one repository)."""
-	source = sources.for_kdir(kdir)
-	return WORKTREE if source is sources.DEFAULT else paths.BUILD / f'wt-convert-{source.series}'
+	build/linux, build/wt-convert-7.3 for build/linux-7.3 (a worktree
+	belongs to one repository; paths.tree_suffix())."""
+	return WORKTREE.with_name(WORKTREE.name + paths.tree_suffix(kdir))
 
 
 # ---- running -------------------------------------------------------------

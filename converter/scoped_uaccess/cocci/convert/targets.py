@@ -12,17 +12,17 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, relative
-from scoped_uaccess.kernel import series, sources, tree
+from scoped_uaccess.kernel import series, tree
 
 CONVERT_OUT = paths.RESULTS / 'convert'
 REGEN_OUT = paths.RESULTS / 'convert-regen'
 
 
 def out_dir(kdir: Path, regen: bool = False) -> Path:
-	"""build/results/convert[-regen] for 6.12, ...-<series> for another tree."""
+	"""build/results/convert[-regen] for build/linux, ...-7.3 for
+	build/linux-7.3 (paths.tree_suffix())."""
 	base = REGEN_OUT if regen else CONVERT_OUT
-	source = sources.for_kdir(kdir)
-	return base if source is sources.DEFAULT else base.with_name(f'{base.name}-{source.series}')
+	return base.with_name(base.name + paths.tree_suffix(kdir))
 
 
 def reports_dir(kdir: Path) -> Path:
