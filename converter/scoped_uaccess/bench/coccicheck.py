@@ -233,8 +233,9 @@ def run_coccicheck(runner: Runner, request: BenchRequest, record: dict) -> dict:
 		coccicheck_what=(
 			f'`make coccicheck MODE=report` over the whole tree of {_rel(kdir)} with '
 			f'J={request.jobs}, as a kernel developer runs it, with the '
-			f'checker the series ships in `{SCRIPTS}/` ({len(scripts)} script(s)). '
-			'scripts/coccicheck takes one script in COCCI= (a directory fails, and '
-			'no COCCI runs every script of the tree): the figure is the sum of the '
-			'runs, one per script'))
+			f'checker the series ships in `{SCRIPTS}/`' +
+			(f' (`{scripts[0].name}`)' if len(scripts) == 1 else
+			 f' ({len(scripts)} scripts; scripts/coccicheck takes one script in '
+			 'COCCI=, a directory fails and no COCCI runs every script of the '
+			 'tree, so the figure is the sum of the runs, one per script)')))
 	return figures(seconds, floors)

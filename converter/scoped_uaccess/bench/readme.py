@@ -170,9 +170,10 @@ def _tools(data: dict) -> list[str]:
 			f'| `make coccicheck`, floor (median of {len(runs)} runs) | '
 			f'{_fmt(tools.get("coccicheck_floor_seconds"), 1)} | '
 			f'`{rec.get("coccicheck_floor_command")}` |',
-			f'| coccicheck: checker / floor | {_fmt(tools.get("coccicheck_over_floor"))} | |',
-			f'| coccicheck: one script / floor (mean) | '
-			f'{_fmt(tools.get("coccicheck_script_over_floor"))} | |']
+			f'| coccicheck: checker / floor | {_fmt(tools.get("coccicheck_over_floor"))} | |']
+		if len(tools.get('coccicheck_scripts') or {}) > 1:
+			out.append(f'| coccicheck: one script / floor (mean) | '
+				   f'{_fmt(tools.get("coccicheck_script_over_floor"))} | |')
 	if 'coccicheck_6_1_seconds' in tools:
 		runs = rec.get('coccicheck_6_1_floor_runs') or []
 		out += [f'| `make coccicheck` over {rec.get("coccicheck_6_1_tree")}, the '
@@ -245,9 +246,8 @@ def _coccicheck_text(tools: dict, rec: dict) -> list[str]:
 			f'the rule on them (`Main.outfiles computation`). spatch {rec.get("spatch", "")} '
 			'chooses them in a git tree with one `git grep -l -w ( -e NAME ... )` over the '
 			'whole tree, a regular-expression search'
-			+ (', and that is most of a run: scripts/coccicheck repeats it for each '
-			   'script, so the scripts summed cost several floors, and what their '
-			   'rules add is the "one script / floor" row. '
+			+ (', and that is most of a run: a checker of one script pays it once, '
+			   'and what its rules add is the rest of the checker\'s figure. '
 			   if share > 0.5 else '. ')
 			+ 'Files: the `N files match` line of each log.', '']
 	return out
