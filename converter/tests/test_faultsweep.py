@@ -9,8 +9,10 @@ from support import DATA
 from test_sweep_records import console
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.errors import EnvironmentProblem
-from scoped_uaccess.gates import faultsweep, sweep_mutation, sweep_report
-from scoped_uaccess.kunit import sweep_boot, sweep_records, userspace
+from scoped_uaccess.sweep import boot as sweep_boot, mutation as sweep_mutation
+from scoped_uaccess.sweep import records as sweep_records, report as sweep_report
+from scoped_uaccess.sweep import run as faultsweep
+from scoped_uaccess.userspace import boot as userspace
 
 SWEEP = DATA / 'faultsweep'
 

@@ -13,7 +13,7 @@ from scoped_uaccess.cocci import api, check
 
 PACKAGE = support.CONVERTER / 'scoped_uaccess'
 # The stages, lowest first: a module may import its own stage and those below.
-LAYERS = ('core', 'kernel', 'kunit', 'cocci', 'gates', 'bench', 'cli')
+LAYERS = ('core', 'kernel', 'kunit', 'userspace', 'sweep', 'cocci', 'gates', 'bench', 'cli')
 MAX_LINES = 500
 
 

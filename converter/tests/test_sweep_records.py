@@ -8,8 +8,8 @@ from pathlib import Path
 from support import DATA
 from scoped_uaccess.kernel import cpio
 from scoped_uaccess.kernel.qemu import ACCELERATORS, Accelerator, boot_command
-from scoped_uaccess.kunit import sweep_boot, sweep_records
-from scoped_uaccess.kunit.sweep_records import Difference
+from scoped_uaccess.sweep import boot as sweep_boot, records as sweep_records
+from scoped_uaccess.sweep.records import Difference
 
 SWEEP = DATA / 'faultsweep'
 

@@ -12,9 +12,9 @@ from support import DATA, quiet_runner
 from scoped_uaccess.kernel import cpio
 from scoped_uaccess.kunit import ktap
 from scoped_uaccess.kernel import qemu
-from scoped_uaccess.kunit import compare, userspace
-from scoped_uaccess.kunit.compare import DiffKind
-from scoped_uaccess.kunit.userspace import Mode, UserspaceRequest
+from scoped_uaccess.userspace import boot as userspace, compare
+from scoped_uaccess.userspace.compare import DiffKind
+from scoped_uaccess.userspace.boot import Mode, UserspaceRequest
 
 USERSPACE = DATA / 'userspace'
 

@@ -11,7 +11,8 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.gates import fixes, validate
 from scoped_uaccess.kernel.toolchains import toolchain
 from scoped_uaccess.kunit import run as kunit_run
-from scoped_uaccess.kunit import sweep_boot, userspace
+from scoped_uaccess.sweep import boot as sweep_boot
+from scoped_uaccess.userspace import boot as userspace
 
 
 class ValidatePlanTest(unittest.TestCase):

@@ -14,7 +14,8 @@ from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 from scoped_uaccess.kernel import cpio, kbuild
 from scoped_uaccess.kernel.architectures import ARCHES
 from scoped_uaccess.kernel.qemu import ACCELERATORS, boot_command, choose_accelerator
-from scoped_uaccess.kunit import ktap, userspace
+from scoped_uaccess.kunit import ktap
+from scoped_uaccess.userspace import boot as userspace
 
 X86_64 = ARCHES['x86_64']
 

@@ -14,7 +14,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.kernel import kbuild
-from scoped_uaccess.kunit import userspace
+from scoped_uaccess.userspace import boot as userspace
 
 SOURCES = paths.REPO / 'testcases' / 'bench' / 'native'
 KERNEL_FILES = ('Kbuild', 'native_regions.c')

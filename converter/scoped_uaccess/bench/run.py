@@ -45,7 +45,7 @@ from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 from scoped_uaccess.core.outcome import Outcome
 from scoped_uaccess.kernel import kbuild
-from scoped_uaccess.kunit import userspace
+from scoped_uaccess.userspace import boot as userspace
 
 def host_facts() -> dict:
 	facts = {'cpus': os.cpu_count()}

@@ -9,7 +9,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.kernel import tree
-from scoped_uaccess.kunit import userspace
+from scoped_uaccess.userspace import boot as userspace
 
 SYSCALLS = ('pselect6', 'futex_wake', 'waitid', 'getdents64')
 

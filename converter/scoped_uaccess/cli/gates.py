@@ -11,10 +11,11 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome
-from scoped_uaccess.gates import (bisect, checkpatch, cross, current, faultsweep, fixes, fixes_boot,
-				  make_test, negative, sparse, sweep_mutation, validate)
+from scoped_uaccess.gates import (bisect, checkpatch, cross, current, fixes, fixes_boot, make_test,
+				  negative, sparse, validate)
+from scoped_uaccess.sweep import run as faultsweep, mutation as sweep_mutation
 from scoped_uaccess.kernel import kbuild, tree
-from scoped_uaccess.kunit import sweep_boot
+from scoped_uaccess.sweep import boot as sweep_boot
 from scoped_uaccess.kernel.qemu import AccelChoice
 
 

@@ -11,7 +11,8 @@ from scoped_uaccess.core.outcome import Outcome
 from scoped_uaccess.kernel import deps, kbuild, sources, tree
 from scoped_uaccess.kernel.qemu import AccelChoice
 from scoped_uaccess.kernel.toolchains import TOOLCHAINS, toolchain
-from scoped_uaccess.kunit import compare, expected, userspace
+from scoped_uaccess.kunit import expected
+from scoped_uaccess.userspace import boot as userspace, compare
 from scoped_uaccess.kunit import run as kunit_run
 
 

@@ -41,12 +41,13 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, relative
-from scoped_uaccess.gates import checkpatch, faultsweep, fixes, validate
+from scoped_uaccess.gates import checkpatch, fixes, validate
+from scoped_uaccess.sweep import run as faultsweep
 from scoped_uaccess.kernel import baseline, kbuild, series, sources, tree, worktree
 from scoped_uaccess.kernel.qemu import AccelChoice
 from scoped_uaccess.kernel.toolchains import GCC
 from scoped_uaccess.kunit import run as kunit_run
-from scoped_uaccess.kunit import sweep_boot
+from scoped_uaccess.sweep import boot as sweep_boot
 
 KDIR = paths.BUILD / 'linux-7.3'
 # checkpatch asks whether MAINTAINERS needs an entry for every file a

@@ -15,15 +15,15 @@ from scoped_uaccess.cocci.convert.driver import ConvertRequest
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Runner
 from scoped_uaccess.core.outcome import Outcome, written
-from scoped_uaccess.gates import (bisect, checkpatch, cross, current, faultsweep, negative, sparse,
-				  validate)
+from scoped_uaccess.gates import bisect, checkpatch, cross, current, negative, sparse, validate
+from scoped_uaccess.sweep import run as faultsweep
 from scoped_uaccess.gates.runner import Gate, GateStatus, run_gates, summary_table
 from scoped_uaccess.gates.warmup import Job, Warmup, configure_step
 from scoped_uaccess.kernel import deps, kbuild, tree, worktree
 from scoped_uaccess.kernel.qemu import AccelChoice
 from scoped_uaccess.kernel.toolchains import toolchain
 from scoped_uaccess.kunit import run as kunit_run
-from scoped_uaccess.kunit import sweep_boot
+from scoped_uaccess.sweep import boot as sweep_boot
 
 TEST_COMPILERS = ('gcc', 'clang-14', 'clang-19')
 # The warm-up jobs of build/linux (warmup_jobs()), which validate waits for.

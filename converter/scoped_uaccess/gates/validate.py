@@ -27,14 +27,16 @@ from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, relative, written
 from scoped_uaccess.cocci import api
-from scoped_uaccess.gates import cross, faultsweep, sparse
+from scoped_uaccess.gates import cross, sparse
 from scoped_uaccess.kernel import baseline, kbuild, tree
 from scoped_uaccess.kernel.series import core_commit
 from scoped_uaccess.kernel.architectures import Arch, arch as arch_named
 from scoped_uaccess.kernel.kbuild import Diagnostic
 from scoped_uaccess.kernel.qemu import AccelChoice
 from scoped_uaccess.kunit import run as kunit_run
-from scoped_uaccess.kunit import compare, sweep_boot, userspace
+from scoped_uaccess.sweep import boot as sweep_boot
+from scoped_uaccess.sweep import run as faultsweep
+from scoped_uaccess.userspace import boot as userspace, compare
 
 
 @dataclass(frozen=True)

@@ -1,2 +1,2 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Kernel behaviour tested in QEMU: KUnit, KTAP, the userspace test programs."""
+"""KUnit in QEMU: the kernels, KTAP, the expected results of the suites."""

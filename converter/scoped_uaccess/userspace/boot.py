@@ -45,7 +45,7 @@ _BENCH = re.compile(r'^# bench (?P<name>\S+) iterations=(?P<iterations>\d+) '
 
 INIT_SCRIPT = f'''#!/bin/busybox sh
 # /init of the userspace test initramfs, written by
-# converter/scoped_uaccess/kunit/userspace.py. The kernel passes UACCESS_MODE and
+# converter/scoped_uaccess/userspace/boot.py. The kernel passes UACCESS_MODE and
 # UACCESS_ITERATIONS from its command line in the environment.
 bb=/bin/busybox
 $bb mount -t proc proc /proc

@@ -8,7 +8,7 @@ from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome
 from scoped_uaccess.kunit import ktap
-from scoped_uaccess.kunit.userspace import Check, Console, parse_log, results_log
+from scoped_uaccess.userspace.boot import Check, Console, parse_log, results_log
 
 
 class DiffKind(enum.Enum):

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """The differential fault sweep: baseline and converted kernels, record by record.
 
-For each target of kunit/sweep_boot.py (x86_64 with its i386 binary,
+For each target of sweep/boot.py (x86_64 with its i386 binary,
 ppc64le with KUAP) the baseline and the converted kernel are built with
 the same configuration, booted with the sweep, and their records
-compared (kunit/sweep_records.py).  Any difference fails, and so does a
+compared (sweep/records.py).  Any difference fails, and so does a
 console with a KUAP "Bug:", a WARNING or an oops, a program that did not
 finish, or a ppc64le boot that does not say KUAP is on.
 
@@ -32,10 +32,10 @@ from scoped_uaccess.kernel import baseline, kbuild, sources, tree, treefacts, wo
 from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel.qemu import ACCELERATORS, AccelChoice, choose_accelerator
 from scoped_uaccess.kernel.toolchains import GCC
-from scoped_uaccess.kunit import sweep_boot, sweep_records, userspace
-from scoped_uaccess.gates import sweep_report
-from scoped_uaccess.kunit.sweep_boot import SweepTarget
-from scoped_uaccess.kunit.sweep_records import Difference, SweepConsole
+from scoped_uaccess.sweep import boot as sweep_boot, records as sweep_records, report as sweep_report
+from scoped_uaccess.userspace import boot as userspace
+from scoped_uaccess.sweep.boot import SweepTarget
+from scoped_uaccess.sweep.records import Difference, SweepConsole
 
 RESULTS = paths.RESULTS / 'faultsweep'
 SIDES = ('baseline', 'converted')

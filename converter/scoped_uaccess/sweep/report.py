@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Optional
 
-from scoped_uaccess.kunit.sweep_records import Difference, SweepConsole
+from scoped_uaccess.sweep.records import Difference, SweepConsole
 
 COMMAND = 'make faultsweep-install'
 # Regions the core series converts by hand (patches 0009 and 0010): not in

@@ -23,7 +23,8 @@ from scoped_uaccess.kernel import cpio
 from scoped_uaccess.kernel.architectures import ARCHES, Arch
 from scoped_uaccess.kernel.qemu import (ACCELERATORS, Accelerator, AcceleratorParams,
 					boot_command)
-from scoped_uaccess.kunit import sweep_records, userspace
+from scoped_uaccess.sweep import records as sweep_records
+from scoped_uaccess.userspace import boot as userspace
 
 SOURCE = paths.REPO / 'testcases' / 'faultsweep' / 'faultsweep.c'
 PPC64LE_CONFIG = paths.REPO / 'testcases' / 'kernel' / 'faultsweep-ppc64le.config'
@@ -114,7 +115,7 @@ def init_script(programs: tuple[Program, ...]) -> str:
 		       for p in programs)
 	return f'''#!/bin/busybox sh
 # /init of the fault sweep initramfs, written by
-# converter/scoped_uaccess/kunit/sweep_boot.py.
+# converter/scoped_uaccess/sweep/boot.py.
 bb=/bin/busybox
 $bb mount -t proc proc /proc
 $bb mount -t sysfs sysfs /sys

@@ -25,10 +25,10 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.core.outcome import Outcome, relative, written
-from scoped_uaccess.gates import faultsweep
+from scoped_uaccess.sweep import run as faultsweep
 from scoped_uaccess.kernel import kbuild
 from scoped_uaccess.kernel.qemu import ACCELERATORS, choose_accelerator
-from scoped_uaccess.kunit import sweep_boot, sweep_records
+from scoped_uaccess.sweep import boot as sweep_boot, records as sweep_records
 
 FILE = 'kernel/exit.c'
 # The native waitid's scope, up to its fault label's return.
@@ -60,7 +60,7 @@ def _swapped(m: re.Match) -> str:
 	body = m.group('body')
 	if SIGNO + ERRNO not in body:
 		raise EnvironmentProblem(f'{FILE}: waitid() no longer writes si_signo then si_errno',
-					 'update gates/sweep_mutation.py to the converted code')
+					 'update sweep/mutation.py to the converted code')
 	return m.group(0).replace(SIGNO + ERRNO, ERRNO + SIGNO)
 
 
@@ -124,7 +124,7 @@ def mutate(text: str, mutation: Mutation) -> str:
 	m = _REGION.search(text)
 	if m is None:
 		raise EnvironmentProblem(f'{FILE}: no scoped_user_write_access(infop, Efault) in '
-					 'SYSCALL_DEFINE5(waitid)', 'update gates/sweep_mutation.py to '
+					 'SYSCALL_DEFINE5(waitid)', 'update sweep/mutation.py to '
 					 'the converted code')
 	new = text[:m.start()] + mutation.edit(m) + text[m.end():]
 	if new == text:
