@@ -34,10 +34,17 @@ def tree_suffix(kdir: Path) -> str:
 	return '-' + Path(kdir).resolve().name.removeprefix('linux-')
 
 
+def of_tree(path: Path, kdir: Path) -> Path:
+	"""A scratch directory or file of kdir: path for build/linux, path
+	with the tree's suffix for another (build/wt-convert ->
+	build/wt-convert-7.3)."""
+	return path.with_name(path.name + tree_suffix(kdir))
+
+
 def converted_tree(kdir: Path) -> Path:
 	"""CONVERTED_TREE for build/linux, build/wt-validate-converted-7.3 for
 	build/linux-7.3."""
-	return CONVERTED_TREE.with_name(CONVERTED_TREE.name + tree_suffix(kdir))
+	return of_tree(CONVERTED_TREE, kdir)
 
 
 def kunit_build_dir(cc: str, kdir: Path = DEFAULT_KDIR) -> Path:

@@ -86,7 +86,7 @@ HEADER_USERS_GENERIC = ('lib/strncpy_from_user.c', 'lib/strnlen_user.c', 'lib/us
 			'fs/select.c', 'kernel/futex/core.c')
 # The unconverted commit's worktree, built only to compare warnings, and
 # only when that commit cannot share the converted build directory.
-BASE_TREE = paths.BUILD / 'wt-validate-base'	# build/linux's; other trees' end in their suffix
+BASE_TREE = paths.BUILD / 'wt-validate-base'	# build/linux's; paths.of_tree() for another
 BASELINE_RUN = 'validate-baseline'
 
 
@@ -294,10 +294,10 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 	say = say or runner.say
 	tree.require_baseline(runner, kdir)
 	# Worktrees, build directories and results of kdir's own: build/linux-7.3's
-	# end in -7.3 (paths.tree_suffix()), apart from build/linux's.
-	source, suffix = kdir, paths.tree_suffix(kdir)
+	# end in -7.3 (paths.of_tree()), apart from build/linux's.
+	source = kdir
 	result = ValidateResult(base=base)
-	result.sweep_dir = faultsweep.RESULTS.with_name(faultsweep.RESULTS.name + suffix)
+	result.sweep_dir = paths.of_tree(faultsweep.RESULTS, source)
 	result.touched = worktree.changed_files(runner, kdir, base)
 	kdir = worktree.converted_worktree(runner, kdir)
 	say(f'validate: {len(result.touched)} file(s) touched by {base[:12]}..HEAD: '
@@ -306,8 +306,8 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 
 	def base_tree() -> Path:
 		if not holder:
-			holder.append(worktree.worktree(runner, kdir,
-							BASE_TREE.with_name(BASE_TREE.name + suffix), base))
+			holder.append(worktree.worktree(runner, kdir, paths.of_tree(BASE_TREE, source),
+							base))
 		return holder[0]
 	start = time.monotonic()
 	result.builds = validate_builds(runner, kdir, base, base_tree, result.touched, jobs, say, only,

@@ -42,7 +42,7 @@ RESULTS = paths.RESULTS / 'faultsweep-mutation'
 
 def results_dir(sweep: faultsweep.FaultsweepRequest) -> Path:
 	"""RESULTS, or faultsweep-mutation-7.3 for build/linux-7.3."""
-	return RESULTS.with_name(RESULTS.name + paths.tree_suffix(sweep.tree))
+	return paths.of_tree(RESULTS, sweep.tree)
 
 
 def _open_coded(end: str) -> Callable[[str], str]:

@@ -132,7 +132,7 @@ def request_for(runner: Runner, kdir: Path, targets: tuple[str, ...] = tuple(swe
 	return FaultsweepRequest(
 		converted_tree=converted, base=baseline.boot_base(runner, converted), targets=targets,
 		x86_names=(baseline_run, paths.CONVERTED_RUN), build=build, jobs=jobs, accel=accel,
-		tree=kdir, results=RESULTS.with_name(RESULTS.name + paths.tree_suffix(kdir)))
+		tree=kdir, results=paths.of_tree(RESULTS, kdir))
 
 
 def kernels(t: SweepTarget, request: FaultsweepRequest) -> tuple[SweepKernel, SweepKernel]:

@@ -78,8 +78,8 @@ class ConvertResult:
 def default_worktree(kdir: Path) -> Path:
 	"""The scratch worktree of a tree's conversions: build/wt-convert for
 	build/linux, build/wt-convert-7.3 for build/linux-7.3 (a worktree
-	belongs to one repository; paths.tree_suffix())."""
-	return WORKTREE.with_name(WORKTREE.name + paths.tree_suffix(kdir))
+	belongs to one repository; paths.of_tree())."""
+	return paths.of_tree(WORKTREE, kdir)
 
 
 # ---- running -------------------------------------------------------------

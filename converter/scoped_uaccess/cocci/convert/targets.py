@@ -20,9 +20,9 @@ REGEN_OUT = paths.RESULTS / 'convert-regen'
 
 def out_dir(kdir: Path, regen: bool = False) -> Path:
 	"""build/results/convert[-regen] for build/linux, ...-7.3 for
-	build/linux-7.3 (paths.tree_suffix())."""
+	build/linux-7.3 (paths.of_tree())."""
 	base = REGEN_OUT if regen else CONVERT_OUT
-	return base.with_name(base.name + paths.tree_suffix(kdir))
+	return paths.of_tree(base, kdir)
 
 
 def reports_dir(kdir: Path) -> Path:
