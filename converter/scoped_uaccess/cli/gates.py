@@ -28,9 +28,7 @@ def cmd_sparse(args: argparse.Namespace, runner: Runner) -> Outcome:
 
 
 def cmd_checkpatch(args: argparse.Namespace, runner: Runner) -> Outcome:
-	# The current kernel's series is checked as its gate checks it.
-	ignore = current.CHECKPATCH_IGNORE if args.patches.resolve() != paths.PATCHES.resolve() else ()
-	return checkpatch.step(runner, args.kdir, args.patches, ignore)
+	return checkpatch.step(runner, args.kdir, args.patches, checkpatch.SERIES_IGNORE)
 
 
 def cmd_cross(args: argparse.Namespace, runner: Runner) -> Outcome:

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Commands of the kernel and its boots: deps, tree, kunit, userspace, userspace-compare."""
+"""Commands of the kernel and its boots: deps, tree, kunit, kunit-matrix, userspace,
+userspace-compare."""
 
 import argparse
 from pathlib import Path
@@ -8,10 +9,10 @@ from typing import Callable
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.outcome import Outcome
-from scoped_uaccess.kernel import deps, kbuild, sources, tree
+from scoped_uaccess.kernel import deps, kbuild, kunit_qemu, sources, tree
 from scoped_uaccess.kernel.qemu import AccelChoice
 from scoped_uaccess.kernel.toolchains import TOOLCHAINS, toolchain
-from scoped_uaccess.kunit import expected
+from scoped_uaccess.kunit import expected, matrix, matrix_report
 from scoped_uaccess.userspace import boot as userspace, compare
 from scoped_uaccess.kunit import run as kunit_run
 
@@ -32,6 +33,14 @@ def cmd_kunit(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return kunit_run.step(runner, kunit_run.KunitRequest(
 		kdir=args.kdir, toolchain=toolchain(args.cc), kunitconfig=args.kunitconfig,
 		suites=suites, accel=AccelChoice(args.accel)))
+
+
+def cmd_kunit_matrix(args: argparse.Namespace, runner: Runner) -> Outcome:
+	report_dir = (paths.REPO / 'reports' / f'linux-{tree.kernel_version(args.kdir)}'
+		      if args.install else None)
+	return matrix_report.step(runner, matrix.MatrixRequest(
+		kdir=args.kdir, arches=tuple(args.arch or kunit_qemu.KUNIT_ARCHES),
+		out=args.out, jobs=args.jobs, accel=AccelChoice(args.accel)), report_dir)
 
 
 def cmd_userspace(args: argparse.Namespace, runner: Runner) -> Outcome:
@@ -67,6 +76,17 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	p.add_argument('--suite', action='append',
 		       choices=[s.name for s in expected.EXPECTED_SUITES],
 		       help='check only this expected suite (repeatable; default: all)')
+	p = add('kunit-matrix', cmd_kunit_matrix, "the scoped_uaccess and usercopy suites under "
+		"kunit.py's QEMU configurations (tools/testing/kunit/qemu_configs/), one row "
+		'per architecture')
+	p.add_argument('--arch', action='append', choices=list(kunit_qemu.KUNIT_ARCHES),
+		       help='only this architecture (repeatable; default: all)')
+	p.add_argument('--install', action='store_true', help='also write '
+		       'reports/linux-<version>/kunit-matrix.md from every row in the results')
+	p.add_argument('--out', type=Path, default=paths.OUT,
+		       help='where the build directories go (default: build/out)')
+	add_accel(p)
+	add_jobs(p)
 	p = add('userspace', cmd_userspace, 'build a kernel with testcases/kernel/x86_64.config, '
 		'boot it with the userspace syscall tests, check KTAP')
 	p.add_argument('--name', required=True, help='names build/out/user-NAME and the results')

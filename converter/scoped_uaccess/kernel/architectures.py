@@ -95,6 +95,10 @@ ARCHES: dict[str, Arch] = {a.name: a for a in (
 	# 32-bit powerpc (e500: SPE, whose emulation align.c has; KUAP).
 	Arch('powerpc32', 'powerpc', 'powerpc-linux-gnu-', 'gcc-powerpc-linux-gnu'),
 	Arch('riscv', 'riscv', 'riscv64-linux-gnu-', 'gcc-riscv64-linux-gnu'),
+	# Big-endian ppc64, as kunit.py's qemu_configs/powerpc.py builds it.
+	Arch('powerpc64', 'powerpc', 'powerpc64-linux-gnu-', 'gcc-powerpc64-linux-gnu'),
+	# s390x: user space is an address space of its own.
+	Arch('s390', 's390', 's390x-linux-gnu-', 'gcc-s390x-linux-gnu'),
 )}
 
 

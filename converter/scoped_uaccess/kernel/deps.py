@@ -7,10 +7,12 @@ from dataclasses import dataclass, field
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.core.outcome import Outcome
-from scoped_uaccess.kernel import architectures, multitool, toolchains
+from scoped_uaccess.kernel import architectures, kunit_qemu, multitool, toolchains
 
 # What the steps run besides the compilers and QEMU of the architecture
-# table and the toolchains: the kernel source, its build dependencies
+# table, of kunit.py's configurations (kunit_qemu.py: the KUnit matrix's
+# cross compilers, QEMU binaries and firmware) and the toolchains: the
+# kernel source, its build dependencies
 # (libelf-dev and pkg-config for objtool, dwarves), perl and python3-ply
 # and python3-git for checkpatch (scripts/spdxcheck.py), qemu-system-data
 # for qboot.rom, busybox for the initramfs, and the tools themselves;
@@ -28,7 +30,7 @@ _OTHER_PACKAGES = (
 def required_packages() -> tuple[str, ...]:
 	"""Every package the steps need, each once."""
 	found: list[str] = []
-	for p in (*architectures.packages(),
+	for p in (*architectures.packages(), *kunit_qemu.packages(),
 		  *(p for t in toolchains.TOOLCHAINS.values() for p in t.packages),
 		  *_OTHER_PACKAGES):
 		if p not in found:
