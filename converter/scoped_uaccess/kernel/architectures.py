@@ -76,6 +76,15 @@ _PPC64_QEMU = Qemu(binary='qemu-system-ppc64', package='qemu-system-ppc',
 				 '-nographic', '-no-reboot', '-serial', 'stdio'),
 		   console='console=hvc0', kernel_image='vmlinux', cpu='power9')
 
+# QEMU's generic e500 board (the kernel's PPC_QEMU_E500 platform) with
+# an e500v2 core, which has SPE; the SoC's 16550 UART is ttyS0.  The
+# board resets through its guts register, which -no-reboot turns into
+# QEMU exiting.
+_PPCE500_QEMU = Qemu(binary='qemu-system-ppc', package='qemu-system-ppc',
+		     machine_args=('-M', 'ppce500', '-m', '256', '-nodefaults', '-nographic',
+				   '-no-reboot', '-serial', 'stdio'),
+		     console='console=ttyS0', kernel_image='vmlinux', cpu='e500v2_v30')
+
 ARCHES: dict[str, Arch] = {a.name: a for a in (
 	Arch('x86_64', 'x86_64', '', 'gcc', qemu=_X86_QEMU, user_packages=('libc6-dev',)),
 	# 32-bit x86: files only a 32-bit kernel builds, and the ia32 test
@@ -93,7 +102,8 @@ ARCHES: dict[str, Arch] = {a.name: a for a in (
 	Arch('powerpc', 'powerpc', 'powerpc64le-linux-gnu-', 'gcc-powerpc64le-linux-gnu',
 	     qemu=_PPC64_QEMU, user_packages=('libc6-dev-ppc64el-cross',)),
 	# 32-bit powerpc (e500: SPE, whose emulation align.c has; KUAP).
-	Arch('powerpc32', 'powerpc', 'powerpc-linux-gnu-', 'gcc-powerpc-linux-gnu'),
+	Arch('powerpc32', 'powerpc', 'powerpc-linux-gnu-', 'gcc-powerpc-linux-gnu',
+	     qemu=_PPCE500_QEMU),
 	Arch('riscv', 'riscv', 'riscv64-linux-gnu-', 'gcc-riscv64-linux-gnu'),
 	# Big-endian ppc64, as kunit.py's qemu_configs/powerpc.py builds it.
 	Arch('powerpc64', 'powerpc', 'powerpc64-linux-gnu-', 'gcc-powerpc64-linux-gnu'),
