@@ -6,7 +6,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import quiet_runner
+from support import DATA, quiet_runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.core.outcome import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from scoped_uaccess.kernel import deps, kunit_qemu
@@ -241,3 +241,28 @@ class RowsTest(unittest.TestCase):
 		self.assertIs(RowStatus.NOT_RUN, row.status)
 		self.assertIn('no kunit.py configuration powerpc32', row.reason)
 
+
+
+class CapturesTest(unittest.TestCase):
+	"""Real consoles of the matrix (tests/data/kunit-matrix/)."""
+
+	def findings(self, log: str, platform: Platform) -> list[tuple[FindingKind, str]]:
+		run = ktap.parse((DATA / 'kunit-matrix' / log).read_text().splitlines())
+		return [(f.kind, f.test) for f in expected.check(
+			run, Path('/nonexistent'), (), must_skip=expected.expected_skips(platform))]
+
+	def test_kunit_pys_x86_64_cpu_skips_the_smap_case_and_passes_the_rest(self) -> None:
+		self.assertEqual([], self.findings('x86_64-default-cpu.log',
+						   Platform.of('CONFIG_X86=y\n', smap=False)))
+
+	def test_that_console_fails_where_smap_is_required(self) -> None:
+		self.assertEqual([(FindingKind.SKIPPED, SMAP)],
+				 self.findings('x86_64-default-cpu.log',
+					       Platform.of('CONFIG_X86=y\n', smap=True)))
+
+	def test_with_smap_every_case_passes_and_must(self) -> None:
+		self.assertEqual([], self.findings('x86_64-cpu-max.log',
+						   Platform.of('CONFIG_X86=y\n', smap=True)))
+		self.assertEqual([(FindingKind.NOT_SKIPPED, SMAP)],
+				 self.findings('x86_64-cpu-max.log',
+					       Platform.of('CONFIG_X86=y\n', smap=False)))
