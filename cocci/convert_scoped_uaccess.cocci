@@ -30,14 +30,14 @@
 /// region begin:
 ///   file:line:col: REGION [converted-<shape>[+transformation...]|skip:<reason>] function(): text
 /// Every pass analyses the file as it is then (the Python of
-/// converter/scoped_uaccess/cocci/convert/), so a done transformation is
+/// converter/scoped_uaccess/analysis/), so a done transformation is
 /// not asked for again and report and patch mode cannot disagree.
 ///
 // Confidence: High (a region is converted only if every check passes)
 // Copyright: (C) 2026 Seed 856ff4c8 maintainers
 // Comments:
 //  The decisions (which region, which transformation, where) are made by
-//  the Python package scoped_uaccess.cocci.convert, imported with
+//  the Python package scoped_uaccess.analysis, imported with
 //  PYTHONPATH=converter; the rules below match the facts it needs and
 //  rewrite where it says.  SmPL cannot wrap existing statements into a
 //  new block without reprinting them (and losing their comments), so the
@@ -60,7 +60,7 @@ virtual label
 
 @initialize:python@
 @@
-from scoped_uaccess.cocci.convert import facts, hooks
+from scoped_uaccess.analysis import facts, hooks
 hooks.start()
 
 // ---- facts --------------------------------------------------------------

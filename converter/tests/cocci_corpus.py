@@ -19,8 +19,9 @@ import unittest
 from pathlib import Path
 
 import support
-from scoped_uaccess.cocci import check, inlines, spatch
-from scoped_uaccess.cocci.findings import findings_from_json, parse_report
+from scoped_uaccess.checker import check
+from scoped_uaccess.cocci import inlines, spatch
+from scoped_uaccess.checker.findings import findings_from_json, parse_report
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output
 

@@ -14,7 +14,8 @@ from support import DATA, TESTCASES, quiet_runner
 from test_tree import git
 from scoped_uaccess.bench import code, coccicheck, common, elfobj, native, readme, run, syscall, tools
 from scoped_uaccess.bench import access as access_section
-from scoped_uaccess.cocci import api, check, spatch
+from scoped_uaccess.checker import check
+from scoped_uaccess.cocci import api, spatch
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 from scoped_uaccess.cli import main as cli

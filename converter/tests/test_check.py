@@ -7,8 +7,9 @@ import unittest
 from pathlib import Path
 
 import support
-from scoped_uaccess.cocci import check, findings, spatch
-from scoped_uaccess.cocci.findings import Finding, Severity
+from scoped_uaccess.checker import check, findings
+from scoped_uaccess.cocci import spatch
+from scoped_uaccess.checker.findings import Finding, Severity
 
 SARIF_SCHEMA = support.DATA / 'sarif' / 'sarif-2.1.0-subset.schema.json'
 

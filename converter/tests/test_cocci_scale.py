@@ -12,7 +12,8 @@ import subprocess
 import unittest
 
 import support
-from scoped_uaccess.cocci import check, spatch
+from scoped_uaccess.checker import check
+from scoped_uaccess.cocci import spatch
 
 CASE = support.TESTCASES / 'cocci' / 'accessor-mode' / 'ok-long-scope.c'
 LIMIT_SECONDS = 60

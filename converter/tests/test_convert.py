@@ -5,10 +5,10 @@ commit messages and the comparison of two exports of a series."""
 import json
 import unittest
 
-from scoped_uaccess.cocci.convert import commits, install
-from scoped_uaccess.cocci.convert import regions as rg
-from scoped_uaccess.cocci.convert import status
-from scoped_uaccess.cocci.convert.status import Reason, Status, Tag
+from scoped_uaccess.convert import commits, install
+from scoped_uaccess.convert import regions as rg
+from scoped_uaccess.analysis import status
+from scoped_uaccess.analysis.status import Reason, Status, Tag
 from scoped_uaccess.kernel import series
 
 REPORT = '''\
@@ -306,7 +306,7 @@ class InstallTest(unittest.TestCase):
 
 class KeptCallsTest(unittest.TestCase):
 	def test_census_text_parses_back(self) -> None:
-		from scoped_uaccess.cocci.convert import calls
+		from scoped_uaccess.analysis import calls
 		text = ('user_read_access_begin() region becomes scoped_user_read_access(); keeps ' +
 			', '.join(f'f{i}() ({t})' for i, t in enumerate(calls.KEPT_TEXT.values())))
 		entry = rg.Entry(rg.CensusRegion('a.c', 1, 1, 'f', Tag('fault-label'), text))

@@ -6,7 +6,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from scoped_uaccess.cocci.convert import declarations, scope_pass, source, spatch_passes, tidy, transformations
+from scoped_uaccess.analysis import declarations, scope_pass, source, transformations
+from scoped_uaccess.convert import spatch_passes, tidy
 
 
 def _tidied(before: str, after: str) -> str:

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The conversion rules (cocci/convert_scoped_uaccess.cocci and the Python
-of scoped_uaccess.cocci.convert) on their golden files in
+of scoped_uaccess.analysis) on their golden files in
 testcases/convert/: the census tags and the file after every pass.
 
 Regenerate a .res after a deliberate change, then review its diff:
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import support
 
-from scoped_uaccess.cocci.convert import spatch_passes
-from scoped_uaccess.cocci.convert.regions import CensusRegion
+from scoped_uaccess.convert import spatch_passes
+from scoped_uaccess.convert.regions import CensusRegion
 
 RULES = support.REPO / 'cocci' / 'convert_scoped_uaccess.cocci'
 GOLDEN = support.TESTCASES / 'convert'
@@ -64,7 +64,7 @@ class ConvertRulesTest(unittest.TestCase):
 				 f'{src.name}: the converted file')
 
 	def test_every_transformation_and_reason_has_a_case(self) -> None:
-		from scoped_uaccess.cocci.convert import model
+		from scoped_uaccess.analysis import model
 		tags = ' '.join(t for src in inputs([]) for t in EXPECT.findall(src.read_text()))
 		for t in model.TRANSFORMATIONS:
 			if t != 'split':

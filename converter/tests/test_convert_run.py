@@ -18,9 +18,9 @@ from typing import Iterator
 from unittest import mock
 
 import support
-from scoped_uaccess.cocci.convert import spatch_passes
-from scoped_uaccess.cocci.convert import driver as convert_driver
-from scoped_uaccess.cocci.convert.status import Reason, Status
+from scoped_uaccess.convert import spatch_passes
+from scoped_uaccess.convert import driver as convert_driver
+from scoped_uaccess.analysis.status import Reason, Status
 from scoped_uaccess.core.errors import CommandFailed
 from scoped_uaccess.kernel.checkpatch import PatchResult
 

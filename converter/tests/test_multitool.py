@@ -8,7 +8,7 @@ import unittest
 from pathlib import Path
 
 import support
-from scoped_uaccess.cocci import check, findings
+from scoped_uaccess.checker import check, findings
 from scoped_uaccess.kernel import deps, multitool
 
 # Trimmed from a real `Sarif.Multitool validate` log.

@@ -6,7 +6,8 @@ exactly this code."""
 import unittest
 from dataclasses import dataclass
 
-from scoped_uaccess.cocci import api, check, prologue
+from scoped_uaccess.checker import check
+from scoped_uaccess.cocci import api, prologue
 
 
 @dataclass(frozen=True)

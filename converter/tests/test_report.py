@@ -7,14 +7,14 @@ import unittest
 from pathlib import Path
 
 import support
-from scoped_uaccess.cocci import check, report
-from scoped_uaccess.cocci import findings as fmt
-from scoped_uaccess.cocci.findings import Finding, Severity
+from scoped_uaccess.checker import check, report
+from scoped_uaccess.checker import findings as fmt
+from scoped_uaccess.checker.findings import Finding, Severity
 from scoped_uaccess.cocci.spatch import ParseFailure
 from scoped_uaccess.core import paths
 from scoped_uaccess.kernel import tree
 from scoped_uaccess.core.errors import UsageError
-from scoped_uaccess.cocci.report import Triage, Verdict
+from scoped_uaccess.checker.report import Triage, Verdict
 
 
 def findings() -> list[Finding]:

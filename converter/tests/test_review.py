@@ -8,7 +8,7 @@ from pathlib import Path
 
 from support import quiet_runner
 from test_tree import git
-from scoped_uaccess.cocci import review
+from scoped_uaccess.checker import review
 from scoped_uaccess.core.errors import UsageError
 
 BEFORE = '''// SPDX-License-Identifier: GPL-2.0

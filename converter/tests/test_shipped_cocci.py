@@ -5,7 +5,7 @@ import re
 import unittest
 
 import support
-from scoped_uaccess.cocci import check
+from scoped_uaccess.checker import check
 
 PATCH_GLOB = '0*-coccinelle-misc-Add-scoped_uaccess*.patch'
 SHIPPED_DIR = 'scripts/coccinelle/misc/'

@@ -4,7 +4,7 @@
 import unittest
 
 from support import TESTCASES
-from scoped_uaccess.cocci.stress import Mutation, Run, mutations, summary
+from scoped_uaccess.checker.stress import Mutation, Run, mutations, summary
 
 SOURCE = TESTCASES / 'cocci' / 'missing-end' / 'ok-fault-label-goto-back.c'
 

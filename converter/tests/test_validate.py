@@ -6,7 +6,7 @@ import dataclasses
 import unittest
 
 from support import REPO
-from scoped_uaccess.cocci.convert import driver, targets
+from scoped_uaccess.convert import driver, targets
 from scoped_uaccess.core import paths
 from scoped_uaccess.gates import fixes, validate
 from scoped_uaccess.kernel.toolchains import toolchain

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from scoped_uaccess.bench.common import WORK, BenchRequest, _rel
-from scoped_uaccess.cocci import api, check, spatch
+from scoped_uaccess.checker import check
+from scoped_uaccess.cocci import api, spatch
 from scoped_uaccess.core import paths
 from scoped_uaccess.kernel import sources, tree
 from scoped_uaccess.core.command import Command, Output, Runner

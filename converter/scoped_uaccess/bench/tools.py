@@ -8,8 +8,9 @@ from typing import Optional
 
 from scoped_uaccess.bench.coccicheck import run_coccicheck, run_coccicheck_other
 from scoped_uaccess.bench.common import WORK, BenchRequest, _rel, _relative_paths
-from scoped_uaccess.cocci import check, spatch
-from scoped_uaccess.cocci.convert import driver as convert_driver
+from scoped_uaccess.checker import check
+from scoped_uaccess.cocci import spatch
+from scoped_uaccess.convert import driver as convert_driver
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, TreeStateError

@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from scoped_uaccess.cli.kernel import add_jobs
-from scoped_uaccess.cocci import api, check, inlines, report, review, ship, spatch, stress
-from scoped_uaccess.cocci.convert import mainline
-from scoped_uaccess.cocci.convert import targets as convert_targets
-from scoped_uaccess.cocci.findings import SarifTree
-from scoped_uaccess.cocci.convert.driver import RULES, WORKTREE, ConvertRequest, default_worktree
+from scoped_uaccess.checker import check, report, review, ship, stress
+from scoped_uaccess.cocci import api, inlines, spatch
+from scoped_uaccess.convert import mainline
+from scoped_uaccess.convert import targets as convert_targets
+from scoped_uaccess.checker.findings import SarifTree
+from scoped_uaccess.convert.driver import RULES, WORKTREE, ConvertRequest, default_worktree
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError

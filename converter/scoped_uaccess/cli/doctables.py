@@ -9,12 +9,14 @@ and a unit test fails when a doc and the code disagree.
 """
 
 import argparse
+import ast
 import re
 from pathlib import Path
 from typing import Callable
 
-from scoped_uaccess.cocci import check
-from scoped_uaccess.cocci.convert import status
+from scoped_uaccess.checker import check
+from scoped_uaccess.analysis import status
+from scoped_uaccess import FLOORS as ROOMS
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.gates import make_test
@@ -54,9 +56,31 @@ def gate_table() -> list[str]:
 	return rows
 
 
+def _purpose(path: Path) -> str:
+	"""The first paragraph of a module's docstring."""
+	doc = ast.get_docstring(ast.parse(path.read_text())) or ''
+	return ' '.join(doc.split('\n\n', 1)[0].split())
+
+
+def module_table() -> list[str]:
+	"""Every room (subpackage) of the pipeline, lowest floor first, and its
+	modules with the first line of their docstrings."""
+	rows = ['| room | module | what it is for |', '|---|---|---|']
+	package = paths.REPO / 'converter' / 'scoped_uaccess'
+	for room in ROOMS:
+		first = True
+		for module in sorted((package / room).glob('*.py')):
+			if module.name == '__init__.py':
+				continue
+			rows.append(f'| {f"`{room}/`" if first else ""} | `{module.stem}` '
+				    f'| {_cell(_purpose(module))} |')
+			first = False
+	return rows
+
+
 def renderers(parser: argparse.ArgumentParser) -> dict[str, Callable[[], list[str]]]:
 	return {'cli': lambda: cli_table(parser), 'classes': class_table, 'gates': gate_table,
-		'reasons': status.reasons_table}
+		'reasons': status.reasons_table, 'modules': module_table}
 
 
 def update_text(text: str, tables: dict[str, Callable[[], list[str]]]) -> str:

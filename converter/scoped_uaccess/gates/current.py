@@ -32,11 +32,11 @@ from pathlib import Path
 
 from typing import Optional
 
-from scoped_uaccess.cocci import report
-from scoped_uaccess.cocci.convert import mainline
-from scoped_uaccess.cocci.convert import targets as convert_targets
-from scoped_uaccess.cocci.convert.driver import ConvertRequest, default_worktree
-from scoped_uaccess.cocci.findings import findings_from_json
+from scoped_uaccess.checker import report
+from scoped_uaccess.convert import mainline
+from scoped_uaccess.convert import targets as convert_targets
+from scoped_uaccess.convert.driver import ConvertRequest, default_worktree
+from scoped_uaccess.checker.findings import findings_from_json
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError

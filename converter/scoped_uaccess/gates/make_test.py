@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from scoped_uaccess.cocci.convert import targets as convert_targets
-from scoped_uaccess.cocci.convert.driver import ConvertRequest
+from scoped_uaccess.convert import targets as convert_targets
+from scoped_uaccess.convert.driver import ConvertRequest
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Runner
 from scoped_uaccess.core.outcome import Outcome, written

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from scoped_uaccess.cocci import check, inlines, spatch
-from scoped_uaccess.cocci.findings import Finding
+from scoped_uaccess.checker import check
+from scoped_uaccess.cocci import inlines, spatch
+from scoped_uaccess.checker.findings import Finding
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, UsageError

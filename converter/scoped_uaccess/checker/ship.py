@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from scoped_uaccess.cocci import check
+from scoped_uaccess.checker import check
 from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import TreeStateError
 from scoped_uaccess.core.outcome import Outcome, relative

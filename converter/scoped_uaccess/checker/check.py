@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from scoped_uaccess.cocci import findings as fmt
+from scoped_uaccess.checker import findings as fmt
 from scoped_uaccess.cocci import shim, spatch
-from scoped_uaccess.cocci.findings import CheckClass, Finding, Severity
+from scoped_uaccess.checker.findings import CheckClass, Finding, Severity
 from scoped_uaccess.cocci.spatch import ParseFailure
 from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, UsageError

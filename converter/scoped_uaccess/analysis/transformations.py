@@ -18,12 +18,12 @@ answers for one region, on the file as the pass sees it.  Actions:
 import re
 from typing import Optional, Union
 
-from scoped_uaccess.cocci.convert import pointers, scope_pass, source
-from scoped_uaccess.cocci.convert.labels import fresh_label
-from scoped_uaccess.cocci.convert.model import Context, Region
-from scoped_uaccess.cocci.convert.facts import Pos
-from scoped_uaccess.cocci.convert.source import flat, strip_comments
-from scoped_uaccess.cocci.convert.status import Reason
+from scoped_uaccess.analysis import pointers, scope_pass, source
+from scoped_uaccess.analysis.labels import fresh_label
+from scoped_uaccess.analysis.model import Context, Region
+from scoped_uaccess.analysis.facts import Pos
+from scoped_uaccess.analysis.source import flat, strip_comments
+from scoped_uaccess.analysis.status import Reason
 
 Edits = dict[tuple[str, Pos], str]
 # A transformation returns True when it planned its edits, else False or

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
 
-from scoped_uaccess.cocci.convert import source
+from scoped_uaccess.analysis import source
 
 def drop_lone_semicolons(path: Path) -> None:
 	"""Removes a line holding only `;` that closes a scope's block."""

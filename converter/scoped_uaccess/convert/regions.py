@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from scoped_uaccess.cocci.convert.status import Reason, Status, Tag
+from scoped_uaccess.analysis.status import Reason, Status, Tag
 
 # FILE:LINE:COL: REGION [tag] FUNCTION(): text  (cocci/README.md)
 _REGION = re.compile(r'^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+)(?:-\d+)?: REGION '

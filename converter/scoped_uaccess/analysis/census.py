@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Which open-coded regions become scopes, with which transformations, and why not.
 
-For every region begin of a file, from the facts of cocci/convert/facts.cocci
-and the source text: either a skip reason, or the shape the scope takes
-and the transformations (cocci/convert/*.cocci, one spatch pass each)
+For every region begin of a file, from the facts the rules of
+cocci/convert_scoped_uaccess.cocci record (facts.py) and the source text:
+either a skip reason, or the shape the scope takes and the
+transformations (one spatch pass each, `-D <transformation>`)
 that bring the region into it first.  Every pass and the final scope
 pass call analyse() on the file as it is then, so a transformation that
 is done is no longer asked for.
@@ -13,17 +14,17 @@ import re
 from typing import Optional
 
 from scoped_uaccess.cocci import api, inlines, prologue
-from scoped_uaccess.cocci.convert import calls, source
-from scoped_uaccess.cocci.convert.facts import Pos, Span
-from scoped_uaccess.cocci.convert.labels import (inner_ends, scope_label, shared_labels,
+from scoped_uaccess.analysis import calls, source
+from scoped_uaccess.analysis.facts import Pos, Span
+from scoped_uaccess.analysis.labels import (inner_ends, scope_label, shared_labels,
 						 tail_exits)
-from scoped_uaccess.cocci.convert.model import (KEEP, Context, Region, constant_size,
+from scoped_uaccess.analysis.model import (KEEP, Context, Region, constant_size,
 						local_pointer_ok, plain_scope_size)
-from scoped_uaccess.cocci.convert.pointers import (address_problem, cursor_ok, derived_pointer,
+from scoped_uaccess.analysis.pointers import (address_problem, cursor_ok, derived_pointer,
 						   range_checked, rederive_source)
-from scoped_uaccess.cocci.convert.source import (END_STMT, LABEL_LINE, flat, strip_comments,
+from scoped_uaccess.analysis.source import (END_STMT, LABEL_LINE, flat, strip_comments,
 						 text_of)
-from scoped_uaccess.cocci.convert.status import Reason
+from scoped_uaccess.analysis.status import Reason
 
 # ---- the analysis ------------------------------------------------------------
 

@@ -6,11 +6,11 @@ masked range) and the range check in front of a masked scope."""
 import re
 from typing import Optional
 
-from scoped_uaccess.cocci.convert import source
-from scoped_uaccess.cocci.convert.facts import Span
-from scoped_uaccess.cocci.convert.model import Context, Region, constant_size
-from scoped_uaccess.cocci.convert.source import END_STMT, flat, strip_comments, text_of
-from scoped_uaccess.cocci.convert.status import Reason
+from scoped_uaccess.analysis import source
+from scoped_uaccess.analysis.facts import Span
+from scoped_uaccess.analysis.model import Context, Region, constant_size
+from scoped_uaccess.analysis.source import END_STMT, flat, strip_comments, text_of
+from scoped_uaccess.analysis.status import Reason
 
 
 def cursor_ok(ctx: Context, r: Region, ptr: str) -> bool:

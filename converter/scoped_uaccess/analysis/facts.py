@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """What the conversion rules' SmPL matches found in a file, kept for the analysis.
 
-cocci/convert/facts.cocci calls the record_*() functions from its script
-rules; spatch matches all files of one run together, so the facts are
+The facts rules of cocci/convert_scoped_uaccess.cocci call the record_*()
+functions from their script rules; spatch matches all files of one run together, so the facts are
 kept per file.  Positions are (line, column) with Coccinelle's 0-based
 columns; a statement span is (line, col, end line, end col).
 """

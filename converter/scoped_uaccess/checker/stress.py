@@ -22,7 +22,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
-from scoped_uaccess.cocci import api, check, spatch
+from scoped_uaccess.checker import check
+from scoped_uaccess.cocci import api, spatch
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import CommandFailed

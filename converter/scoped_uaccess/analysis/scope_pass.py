@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from scoped_uaccess.cocci import api
-from scoped_uaccess.cocci.convert import model, source
-from scoped_uaccess.cocci.convert.model import Context, Region
-from scoped_uaccess.cocci.convert.facts import Pos, Span
-from scoped_uaccess.cocci.convert.source import LABEL_LINE, END_STMT, flat, indent
+from scoped_uaccess.analysis import model, source
+from scoped_uaccess.analysis.model import Context, Region
+from scoped_uaccess.analysis.facts import Pos, Span
+from scoped_uaccess.analysis.source import LABEL_LINE, END_STMT, flat, indent
 
 MAX_COLUMNS = 100
 

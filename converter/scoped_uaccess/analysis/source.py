@@ -10,7 +10,7 @@ call as the source spells them.
 import re
 from typing import Optional
 
-from scoped_uaccess.cocci.convert.facts import Pos, Span
+from scoped_uaccess.analysis.facts import Pos, Span
 
 LABEL_LINE = re.compile(r'^\s*([A-Za-z_]\w*):\s*;?\s*(/\*.*\*/\s*)?$')
 END_STMT = re.compile(r'^(?:[A-Za-z_]\w*:\s*)*(user_(?:read_|write_|rw_)?access_end)\(\);$')

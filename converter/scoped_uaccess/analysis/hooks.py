@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from scoped_uaccess.cocci import inlines
-from scoped_uaccess.cocci.convert import calls, census, facts, model, scope_pass, transformations
-from scoped_uaccess.cocci.convert.model import Context, Region
-from scoped_uaccess.cocci.convert.facts import Pos
-from scoped_uaccess.cocci.convert.status import Reason
+from scoped_uaccess.analysis import calls, census, facts, model, scope_pass, transformations
+from scoped_uaccess.analysis.model import Context, Region
+from scoped_uaccess.analysis.facts import Pos
+from scoped_uaccess.analysis.status import Reason
 
 SCOPE_ITERATORS = ('scoped_user_read_access', 'scoped_user_read_access_size',
 		   'scoped_user_write_access', 'scoped_user_write_access_size',
@@ -140,7 +140,7 @@ def analyse(file: str) -> FileEdits:
 
 
 def _label_line(ctx: Context, r: Region, label: str) -> Optional[int]:
-	from scoped_uaccess.cocci.convert import source
+	from scoped_uaccess.analysis import source
 	return source.label_line(ctx.lines, *r.fn_range, label)
 
 

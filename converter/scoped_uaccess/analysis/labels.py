@@ -5,11 +5,11 @@ with code outside the converted regions."""
 
 import re
 
-from scoped_uaccess.cocci.convert import source
-from scoped_uaccess.cocci.convert.facts import Pos
-from scoped_uaccess.cocci.convert.model import Context, Region
-from scoped_uaccess.cocci.convert.source import END_STMT, LABEL_LINE, flat
-from scoped_uaccess.cocci.convert.status import Reason
+from scoped_uaccess.analysis import source
+from scoped_uaccess.analysis.facts import Pos
+from scoped_uaccess.analysis.model import Context, Region
+from scoped_uaccess.analysis.source import END_STMT, LABEL_LINE, flat
+from scoped_uaccess.analysis.status import Reason
 
 
 def inner_ends(ctx: Context, r: Region, end_lines: dict[int, int]) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from scoped_uaccess.cocci import api
-from scoped_uaccess.cocci.convert.regions import Entry, mode_of
+from scoped_uaccess.convert.regions import Entry, mode_of
 
 SUBJECT = 'Convert to scoped user access'
 

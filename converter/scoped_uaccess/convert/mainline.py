@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Optional
 
 from scoped_uaccess.cocci import api
-from scoped_uaccess.cocci.convert.targets import reports_dir
+from scoped_uaccess.convert.targets import reports_dir
 from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import TreeStateError, UsageError
 from scoped_uaccess.core.outcome import Outcome, relative, written
@@ -244,7 +244,7 @@ def comparison_step(runner: Runner, ours: Path, current: Path, write: bool = Fal
 	verdicts = here / VERDICTS
 	if not verdicts.is_file():
 		raise UsageError(f'{relative(verdicts)} does not exist',
-				 'write the verdicts of the sites (see cocci/convert/mainline.py)')
+				 'write the verdicts of the sites (see converter/scoped_uaccess/convert/mainline.py)')
 	text = render(sites(runner, ours, current, conversion, read_verdicts(verdicts)),
 		      tree.kernel_version(ours), tree.kernel_version(current), conversion)
 	target = here / REPORT

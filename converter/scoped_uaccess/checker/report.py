@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from scoped_uaccess.cocci import check, inlines
-from scoped_uaccess.cocci.check import CheckRequest, CheckResult
-from scoped_uaccess.cocci.findings import Finding, SarifTree, Severity, findings_from_json
+from scoped_uaccess.checker import check
+from scoped_uaccess.cocci import inlines
+from scoped_uaccess.checker.check import CheckRequest, CheckResult
+from scoped_uaccess.checker.findings import Finding, SarifTree, Severity, findings_from_json
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import UsageError

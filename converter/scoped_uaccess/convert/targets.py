@@ -6,8 +6,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
-from scoped_uaccess.cocci.convert import install
-from scoped_uaccess.cocci.convert.driver import ConvertRequest, run_convert
+from scoped_uaccess.convert import install
+from scoped_uaccess.convert.driver import ConvertRequest, run_convert
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from scoped_uaccess.cocci import api
-from scoped_uaccess.cocci.convert.facts import Facts, Pos, Span
-from scoped_uaccess.cocci.convert.source import flat
-from scoped_uaccess.cocci.convert.status import Reason, Tag
+from scoped_uaccess.analysis.facts import Facts, Pos, Span
+from scoped_uaccess.analysis.source import flat
+from scoped_uaccess.analysis.status import Reason, Tag
 
 # The transformations, in the order of their passes.
 TRANSFORMATIONS = ('invert-begin', 'local-pointer', 'tail-out', 'cursor', 'rederive',

@@ -25,14 +25,15 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from scoped_uaccess.kernel import worktree
-from scoped_uaccess.cocci import api, check, inlines, spatch
-from scoped_uaccess.cocci.convert import spatch_passes
-from scoped_uaccess.cocci.convert.commits import (commit_message, group_files, prefix_from_history,
+from scoped_uaccess.checker import check
+from scoped_uaccess.cocci import api, inlines, spatch
+from scoped_uaccess.convert import spatch_passes
+from scoped_uaccess.convert.commits import (commit_message, group_files, prefix_from_history,
 						  prefix_from_path, with_preexisting)
-from scoped_uaccess.cocci.convert.regions import (Entry, added_scopes, begin_call,
+from scoped_uaccess.convert.regions import (Entry, added_scopes, begin_call,
 						  conversion_json, pair_scopes,
 						  summary_markdown)
-from scoped_uaccess.cocci.convert.status import Reason, Status
+from scoped_uaccess.analysis.status import Reason, Status
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, TreeStateError, UsageError

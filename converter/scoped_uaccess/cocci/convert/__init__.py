@@ -1,2 +1,0 @@
-# SPDX-License-Identifier: GPL-2.0
-"""The converter: open-coded regions to scopes, one reviewed patch per subsystem."""
