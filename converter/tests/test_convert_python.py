@@ -143,8 +143,27 @@ class ScopeLocalsTest(unittest.TestCase):
 		self.assertIn('\t\tstruct mc __user *mctx = &frame->mc;\n', got)
 		self.assertIn('\tframe = get_frame();\n', got, 'a store that calls stays')
 
-	def test_a_local_read_after_the_scope_stays_where_it_is(self) -> None:
+	def test_a_local_read_after_the_scope_stays_declared_its_stale_store_goes(self) -> None:
 		text = ('int f(void)\n{\n\tstruct mc __user *mctx;\n\n\tmctx = &frame->mc;\n'
 			'\tscoped_user_write_access(frame, bad) {\n\t\tmctx = &frame->mc;\n\t}\n'
 			'\treturn use(mctx);\nbad:\n\treturn 1;\n}')
+		self.assertEqual(text.replace('\tmctx = &frame->mc;\n\tscoped', '\tscoped'),
+				 declarations.scope_locals(text))
+
+	def test_the_comment_of_a_stale_store_moves_into_the_scope(self) -> None:
+		text = ('int f(void)\n{\n\tstruct mc __user *mctx;\n\n\t/* aligned */\n'
+			'\tmctx = (struct mc __user *)\n\t\t((unsigned long)&frame->mc & ~0xfUL);\n'
+			'\tscoped_user_write_access(frame, bad) {\n'
+			'\t\tmctx = (struct mc __user *)\n\t\t\t((unsigned long)&frame->mc & ~0xfUL);\n'
+			'\t}\n\treturn use(mctx);\nbad:\n\treturn 1;\n}')
+		want = ('int f(void)\n{\n\tstruct mc __user *mctx;\n\n'
+			'\tscoped_user_write_access(frame, bad) {\n\t\t/* aligned */\n'
+			'\t\tmctx = (struct mc __user *)\n\t\t\t((unsigned long)&frame->mc & ~0xfUL);\n'
+			'\t}\n\treturn use(mctx);\nbad:\n\treturn 1;\n}')
+		self.assertEqual(want, declarations.scope_locals(text))
+
+	def test_a_store_a_refused_begin_can_read_stays(self) -> None:
+		text = ('int f(void)\n{\n\tstruct mc __user *mctx;\n\n\tmctx = &frame->mc;\n'
+			'\tscoped_user_write_access(frame, bad) {\n\t\tmctx = &frame->mc;\n\t}\n'
+			'\treturn use(mctx);\nbad:\n\treturn use(mctx);\n}')
 		self.assertEqual(text, declarations.scope_locals(text))

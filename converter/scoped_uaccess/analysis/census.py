@@ -20,7 +20,8 @@ from scoped_uaccess.analysis.labels import (inner_ends, scope_label, shared_labe
 						 tail_exits)
 from scoped_uaccess.analysis.model import (KEEP, Context, Region, constant_size,
 						local_pointer_ok, plain_scope_size)
-from scoped_uaccess.analysis.pointers import (address_problem, cursor_ok, derived_pointer,
+from scoped_uaccess.analysis.pointers import (address_problem, constant_extent, cursor_ok,
+						   derived_pointer,
 						   range_checked, rederive_source)
 from scoped_uaccess.analysis.source import (END_STMT, LABEL_LINE, flat, strip_comments,
 						 text_of)
@@ -199,6 +200,33 @@ def early_exit(lines: list[str], body: range, failure: str = '') -> str:
 	return ''
 
 
+def size_only_checked(lines: list[str], body: range, size: str) -> str:
+	"""`the size N` when the region's accesses cannot depend on the size
+	its begin checks (the caller has found every access within a constant
+	extent of the pointer, pointers.constant_extent()), and no variable
+	the size is computed from (outside a sizeof()) is read in the region;
+	'' otherwise.
+
+	Then the begin's range check is all that refused a bad size (a
+	negative one, one past the top of user space: powerpc's
+	sys_swapcontext() writes a struct ucontext whatever ctx_size says,
+	and returned -EFAULT for a ctx_size access_ok() refused).  Masking
+	checks no size, so with nothing in the region reaching the end of the
+	range the call would now succeed: access_ok() of the range stays in
+	front of the scope, which keeps the result the checked begin gave."""
+	expr = re.sub(r'\b(?:sizeof|typeof)\s*\((?:[^()]|\([^()]*\))*\)', ' ', strip_comments(size))
+	# the variables: identifiers that are not members, casts' types or keywords
+	expr = re.sub(r'\(\s*(?:const\s+|unsigned\s+|struct\s+|union\s+)*\w+[\s\*]*\)', ' ', expr)
+	names = {n for n in re.findall(r'(?<![\w.>])([A-Za-z_]\w*)', expr)
+		 if not re.fullmatch(r'[A-Z_][A-Z0-9_]*', n)}
+	if not names:
+		return ''
+	code = source.blank_comments('\n'.join(lines[body.start - 1:body.stop - 1]))
+	if any(source.uses(code, n) for n in names):
+		return ''
+	return f'the size {flat(size)}'
+
+
 def indexed_address(ptr: str, args: list[str], idx: int) -> str:
 	"""The accessor's address when it is an index or an offset from the
 	region's pointer (`&p[i].x`, `p + n`), as `the access ADDRESS`; ''.
@@ -262,6 +290,7 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 	modes: set[str] = set()
 	labels: set[str] = set()
 	sparse = ''
+	bounded = True		# every access within a constant extent of the pointer
 	for a in facts.accessors:
 		if a.function != r.function or not r.inside(a.pos):
 			continue
@@ -276,6 +305,7 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 			return r.skip(*problem)
 		if not sparse and idx is not None:
 			sparse = indexed_address(r.pointer, source.split_args(a.args), idx)
+		bounded = bounded and constant_extent(ctx, r, a.name, source.split_args(a.args), idx)
 		# A wrapper may access through more than its first pointer
 		# (unsafe_save_tm_user_regs(regs, mctx, tm_mctx, ...)): every
 		# argument computed from the begin's pointer before the region
@@ -289,7 +319,9 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 		return r.skip(Reason.UNKNOWN_SHAPE, 'no accessor inside the region')
 	r.mode = scope_mode(r.name, modes, hidden or asm or not modes)
 	if ctx.masked and not constant_size(r.size, r.pointer) and r.size:
-		r.range_exit = early_exit(lines, body, r.action) or sparse
+		r.range_exit = early_exit(lines, body, r.action) or sparse or \
+			(size_only_checked(lines, body, r.size)
+			 if bounded and modes and not (hidden or asm) else '')
 		if r.range_exit and not range_checked(ctx, r):
 			r.needs.append('range-check')
 		elif not r.range_exit:

@@ -64,21 +64,13 @@ def derived_pointer(ctx: Context, r: Region, addr: str) -> bool:
 	"""Whether addr is based on a pointer assigned from the begin's pointer:
 	inside the region (then it is derived from the scope's pointer), or
 	just before it (then it is computed again inside: rederive)."""
-	lines = ctx.lines
 	assert r.stmt is not None
 	names = re.findall(r'\b([A-Za-z_]\w*)\b', strip_comments(addr))
 	for name in names:
 		if name == r.pointer:
 			continue
-		# `name = ...;`, or a declaration `T *name = ...;`
-		assign = re.compile(r'^\s*(?:[\w\s]*[\s\*])?%s\s*=\s*(?P<rhs>[^;]*);' % re.escape(name))
-		# one line, or a statement of the region over several lines
-		texts = [lines[i - 1] for i in r.body_lines()] + \
-			[flat(text_of(lines, sp)) for sp in r.body]
-		for text in texts:
-			m = assign.match(text)
-			if m and source.uses(m.group('rhs'), r.pointer):
-				return True
+		if derived_inside(ctx, r, name):
+			return True
 		# before the begin: the last assignment, within the same block
 		line = rederive_source(ctx, r, name)
 		if line:
@@ -87,6 +79,16 @@ def derived_pointer(ctx: Context, r: Region, addr: str) -> bool:
 				r.needs.append('rederive')
 			return True
 	return False
+
+
+def derived_inside(ctx: Context, r: Region, name: str) -> bool:
+	"""Whether the region sets name from the begin's pointer (`name = ...;`,
+	or a declaration `T *name = ...;`, on one line or over several)."""
+	lines = ctx.lines
+	assign = re.compile(r'^\s*(?:[\w\s]*[\s\*])?%s\s*=\s*(?P<rhs>[^;]*);' % re.escape(name))
+	texts = [lines[i - 1] for i in r.body_lines()] + [flat(text_of(lines, sp)) for sp in r.body]
+	return any((m := assign.match(text)) and source.uses(m.group('rhs'), r.pointer)
+		   for text in texts)
 
 
 def previous_statements(ctx: Context, r: Region, limit: int = 8) -> list[Span]:
@@ -115,6 +117,40 @@ def rederive_source(ctx: Context, r: Region, name: str) -> int:
 	return 0
 
 
+# A member of a struct, an element at a constant index: `->a.b[2]`, `.c[NR]`.
+_MEMBER = r'(?:(?:->|\.)[A-Za-z_]\w*(?:\[(?:\d+|[A-Z_][A-Z0-9_]*)\])*)'
+# Copies whose third argument is the length they copy.
+_COPIES = ('unsafe_copy_to_user', 'unsafe_copy_from_user')
+
+
+def constant_extent(ctx: Context, r: Region, name: str, args: list[str],
+		    idx: Optional[int]) -> bool:
+	"""Whether an accessor reaches only a constant extent from the begin's
+	pointer: its address is the pointer, a member or constant element of
+	it (`&uc->uc_sigmask`, `&sc->gp_regs[PT_MSR]`), or of a pointer set
+	from it (before the region: rederive; or inside), and a copy's length
+	is a constant
+	(a sizeof(), a number, a macro).  A wrapper that names its address
+	reaches the struct at it."""
+	if idx is None or idx >= len(args) or 'cursor' in r.needs:
+		return False
+	addr = re.sub(r'^\([A-Za-z_]\w*\*+\)', '', flat(args[idx]).replace(' ', ''))
+	m = re.fullmatch(rf'&?\(?(?P<base>[A-Za-z_]\w*)\)?{_MEMBER}*', addr)
+	if m is None or not r.pointer:
+		return False
+	base = m['base']
+	if base != r.pointer and base not in r.foreign and not derived_inside(ctx, r, base):
+		return False
+	# a cursor (the pointer, or one set from it, moved in the region)
+	moved = re.compile(r'(\+\+|--)\s*%s\b|\b%s\s*(\+\+|--|[-+]=)' % ((re.escape(base),) * 2))
+	if any(moved.search(strip_comments(ctx.lines[i - 1])) for i in r.body_lines()):
+		return False
+	if name in _COPIES:
+		length = flat(args[2]) if len(args) > 2 else ''
+		return re.fullmatch(r'sizeof\s*\(.*\)|\d+|[A-Z_][A-Z0-9_]*', length) is not None
+	return name != 'unsafe_copy_dirent_name'
+
+
 def masked_range(ctx: Context, r: Region, name: str, addr: str) -> Optional[tuple[Reason, str]]:
 	"""Masking covers the first page past the pointer: with a size known
 	to the compiler (a struct), members and element addresses lie within
@@ -131,7 +167,7 @@ def masked_range(ctx: Context, r: Region, name: str, addr: str) -> Optional[tupl
 
 def range_checked(ctx: Context, r: Region) -> bool:
 	"""An access_ok() of the same range right before the begin, doing what
-	its failure does."""
+	its failure does, or one made earlier on every path to the begin."""
 	assert r.stmt is not None
 	prev = [i for i in range(r.fn_range[0], r.stmt[0]) if flat(ctx.lines[i - 1])]
 	want = flat(f'if (!access_ok({r.pointer}, {r.size})) {r.action}')
@@ -139,4 +175,51 @@ def range_checked(ctx: Context, r: Region) -> bool:
 	for count in range(2, min(len(prev), 8) + 1):
 		if flat('\n'.join(ctx.lines[i - 1] for i in prev[-count:])) == want:
 			return True
-	return False
+	return earlier_check(ctx, r) != 0
+
+
+# `if (A || !access_ok(p, n) || B) return ...;` (or goto): the check, one
+# of the disjuncts of a condition whose branch leaves.
+_LEAVING_IF = re.compile(r'^if \((?P<cond>.*)\) \{? ?(?:return\b[^;]*|goto \w+);(?: \})?$')
+
+
+def earlier_check(ctx: Context, r: Region) -> int:
+	"""The line of an access_ok() of the begin's range that every path to
+	the begin passes first, leaving the function when it fails: a
+	statement before the begin's if in its block or in a block around it,
+	`if (... || !access_ok(P, N) || ...) return/goto`, with neither P's
+	nor N's variables assigned anywhere after it; 0 when there is
+	none.  The begin's range check then always passes, and a scope in its
+	place gives the same result without a check of its own (powerpc's
+	sys_swapcontext() checks new_ctx, ctx_size twenty lines before it
+	reads it)."""
+	assert r.stmt is not None
+	stmts = ctx.facts.stmts.get(r.function, set())
+	want = f'!access_ok({flat(r.pointer)}, {flat(r.size)})'.replace(' ', '')
+	names = set(re.findall(r'(?<![\w.>])([A-Za-z_]\w*)', strip_comments(f'{r.pointer} {r.size}')))
+	node: Optional[Span] = r.stmt
+	while node is not None:
+		parent = source.parent_of(stmts, node)
+		before = sorted((s for s in stmts if s != node and source.parent_of(stmts, s) == parent
+				 and (s[2], s[3]) <= (node[0], node[1])), reverse=True)
+		for s in before:
+			m = _LEAVING_IF.match(flat(text_of(ctx.lines, s)))
+			if m is None or want not in (d.replace(' ', '') for d in _disjuncts(m['cond'])):
+				continue
+			# anywhere after the check: a loop could bring a later one back
+			moved = any(f == r.function and v in names and (s[2], s[3]) < at
+				    for f, v, at in ctx.facts.assigns)
+			return 0 if moved else s[0]
+		node = parent
+	return 0
+
+
+def _disjuncts(cond: str) -> list[str]:
+	"""The operands of the top-level || of a condition."""
+	parts, depth, last = [], 0, 0
+	for i, c in enumerate(cond):
+		depth += {'(': 1, ')': -1}.get(c, 0)
+		if depth == 0 and cond.startswith('||', i):
+			parts.append(cond[last:i].strip())
+			last = i + 2
+	return parts + [cond[last:].strip()]

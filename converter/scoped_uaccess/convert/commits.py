@@ -241,7 +241,15 @@ def details(entries: list[Entry]) -> list[str]:
 		checks.setdefault(e.range_exit, []).append(e)
 	for exit_, group in checks.items():
 		fns, many = _names(_fn(e) for e in group), len(group) > 1
-		if exit_.startswith('the access '):
+		if exit_.startswith('the size '):
+			size = exit_[len('the size '):]
+			why = (f'{fns} {"access" if many else "accesses"} only what '
+			       f'{"their" if many else "its"} struct members and sizeof()s reach, '
+			       f'whatever {size} is, so the range check of the begin was the only '
+			       f'thing that refused a bad {size} (negative, or running past the top '
+			       'of user space), failing the call before anything was written; '
+			       'masking checks no size')
+		elif exit_.startswith('the access '):
 			why = (f'{fns} {"access" if many else "accesses"} '
 			       f'{exit_[len("the access "):]}, at an index or an offset from '
 			       f'{group[0].pointer or "the pointer"}, and masking keeps out of the kernel '
