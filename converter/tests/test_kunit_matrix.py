@@ -216,6 +216,7 @@ class RowsTest(unittest.TestCase):
 			      '| pass |', text)
 		self.assertIn('| s390 |', text)
 		self.assertIn('NOT RUN: missing s390x-linux-gnu-gcc', text)
+		self.assertIn('no row yet): i386, arm64, powerpc, powerpc32, riscv;', text)
 		self.assertIn(f'| x86_64 | `{SMAP}` | no SMAP |', text)
 		self.assertIn('`converter/scoped-uaccess kunit-matrix --kdir build/linux-7.3 --arch s390`',
 			      text)

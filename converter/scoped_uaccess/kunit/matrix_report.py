@@ -13,7 +13,7 @@ from typing import Optional
 
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.outcome import Outcome, format_seconds, relative, written
-from scoped_uaccess.kernel import tree
+from scoped_uaccess.kernel import kunit_qemu, tree
 from scoped_uaccess.kunit import expected, matrix
 from scoped_uaccess.kunit.matrix import MatrixRequest, Row, RowStatus
 
@@ -72,10 +72,14 @@ def render(kdir: Path, rows: list[Row]) -> str:
 	       '',
 	       table(rows),
 	       '',
-	       '## Skips',
-	       '',
-	       '| arch | case | the kernel\'s reason |',
-	       '|---|---|---|']
+	       'A machine or CPU `default` is one the configuration does not name: QEMU takes '
+	       'its own (on x86 the qemu64 and qemu32 models, neither with SMAP).',
+	       '']
+	absent = [a for a in kunit_qemu.KUNIT_ARCHES if a not in {r.arch for r in rows}]
+	if absent:
+		out += [f'Not in these results (no row yet): {", ".join(absent)}; '
+			f'`{command} --arch <arch> --install` adds a row.', '']
+	out += ['## Skips', '', '| arch | case | the kernel\'s reason |', '|---|---|---|']
 	for r in rows:
 		for case, reason in sorted(r.skips.items()):
 			out.append(f'| {r.arch} | `{case}` | {reason or "(none)"} |')
