@@ -105,16 +105,17 @@ def _rseq(platform: tuple[Arch, Path, tuple[str, ...]], control_fails: tuple[int
 
 
 BOOTS: tuple[FixBoot, ...] = (
+	# 32-bit, TASK_SIZE 0xbffe0000, the generic array_index_mask_nospec():
+	# the control reads the signature of every abort from address 0.
+	_rseq(_E500, control_fails=(1,)),
+	# 32-bit, TASK_SIZE 3 GiB: x86's array_index_mask_nospec() compares
+	# unsigned (cmp, sbb), so the control passes here.
+	_rseq(_I386),
+	_rseq(_X86_64),
 	# emulate_dcbz() reached through a uprobe on a dcbz: uprobes emulate
 	# the probed instruction.
 	FixBoot('dcbz-uprobe', *_PPC64LE, DCBZ_FIX, shows_bug=(2,)),
 	_rseq(_PPC64LE),
-	_rseq(_X86_64),
-	# 32-bit, TASK_SIZE 3 GiB: x86's array_index_mask_nospec() compares
-	# unsigned (cmp, sbb), so the control passes here.
-	_rseq(_I386),
-	# 32-bit, TASK_SIZE 0xbffe0000, the generic array_index_mask_nospec().
-	_rseq(_E500, control_fails=(1,)),
 )
 
 

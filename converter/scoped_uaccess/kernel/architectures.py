@@ -78,12 +78,14 @@ _PPC64_QEMU = Qemu(binary='qemu-system-ppc64', package='qemu-system-ppc',
 
 # QEMU's generic e500 board (the kernel's PPC_QEMU_E500 platform) with
 # an e500v2 core, which has SPE; the SoC's 16550 UART is ttyS0.  The
-# board resets through its guts register, which -no-reboot turns into
-# QEMU exiting.
+# board loads a kernel as an ELF or a uImage and jumps to its entry
+# with the MMU mapping physical addresses 1:1, so it boots the uImage
+# (mkimage, u-boot-tools), whose entry is physical address 0.
 _PPCE500_QEMU = Qemu(binary='qemu-system-ppc', package='qemu-system-ppc',
 		     machine_args=('-M', 'ppce500', '-m', '256', '-nodefaults', '-nographic',
 				   '-no-reboot', '-serial', 'stdio'),
-		     console='console=ttyS0', kernel_image='vmlinux', cpu='e500v2_v30')
+		     console='console=ttyS0', kernel_image='arch/powerpc/boot/uImage',
+		     cpu='e500v2_v30')
 
 ARCHES: dict[str, Arch] = {a.name: a for a in (
 	Arch('x86_64', 'x86_64', '', 'gcc', qemu=_X86_QEMU, user_packages=('libc6-dev',)),

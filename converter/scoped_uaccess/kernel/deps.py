@@ -17,13 +17,14 @@ from scoped_uaccess.kernel import architectures, kunit_qemu, multitool, toolchai
 # and python3-git for checkpatch (scripts/spdxcheck.py), qemu-system-data
 # for qboot.rom, busybox for the initramfs, and the tools themselves;
 # linux-source-6.1, the other tree the checker's report is committed for
-# (reports/linux-6.1.*); what the SARIF Multitool needs.
+# (reports/linux-6.1.*); what the SARIF Multitool needs; u-boot-tools for
+# the uImage of the e500 kernel the fixes boot (mkimage).
 _OTHER_PACKAGES = (
 	'linux-source-6.12', 'linux-source-6.1', 'git', 'make', 'perl', 'xz-utils',
 	'bc', 'bison', 'flex', 'libelf-dev', 'libssl-dev', 'pkg-config', 'dwarves',
 	'cpio', 'kmod', 'rsync', 'qemu-system-data', 'busybox-static',
 	'sparse', 'coccinelle', 'python3', 'python3-jsonschema', 'python3-ply', 'python3-git',
-	'python3-pyflakes', *multitool.DEBIAN_PACKAGES,
+	'python3-pyflakes', 'u-boot-tools', *multitool.DEBIAN_PACKAGES,
 )
 
 
