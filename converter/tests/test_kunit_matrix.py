@@ -267,3 +267,10 @@ class CapturesTest(unittest.TestCase):
 		self.assertEqual([(FindingKind.NOT_SKIPPED, SMAP)],
 				 self.findings('x86_64-cpu-max.log',
 					       Platform.of('CONFIG_X86=y\n', smap=False)))
+
+	def test_a_separate_user_address_space_skips_the_kernel_address_cases(self) -> None:
+		s390 = Platform.of('CONFIG_S390=y\nCONFIG_ALTERNATE_USER_ADDRESS_SPACE=y\n', False)
+		self.assertEqual([], self.findings('s390.log', s390))
+		arm64 = Platform.of('CONFIG_ARM64=y\n', False)
+		self.assertEqual([(FindingKind.SKIPPED, c) for c in sorted(KERNEL_CASES, key=lambda c: (
+			not c.startswith('usercopy'), c))], self.findings('s390.log', arm64))
