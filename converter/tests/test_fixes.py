@@ -59,6 +59,16 @@ class PlanTest(unittest.TestCase):
 				self.assertIn(why, current.drift(kdir))
 				self.assertEqual(bool(why), bool(current.drift(kdir)))
 
+	def test_a_build_without_sparse_says_so(self) -> None:
+		refused = ('/work/tree/Makefile:1311: C=2 specified, but sparse is not available or '
+			   'not up to date\n  CC      kernel/rseq.o\n')
+		self.assertTrue(fixes.sparse_refused(refused))
+		self.assertFalse(fixes.sparse_refused('  CHECK   kernel/rseq.c\n  CC      kernel/rseq.o\n'))
+		build = fixes.ArchBuild('powerpc32', ['kernel/rseq.o'], sparse_off=True)
+		self.assertTrue(build.passed)
+		self.assertIn('PASS powerpc32: kernel/rseq.o (without sparse: kbuild refused the checker)',
+			      fixes.report(fixes.FixesResult(builds=[build])))
+
 	def test_the_fixes_of_a_tree(self) -> None:
 		request = fixes.FixesRequest(Path('build/linux-7.3'))
 		self.assertIs(sources.DEBIAN_7_3, request.source)

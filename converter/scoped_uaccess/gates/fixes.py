@@ -21,6 +21,7 @@ programs of testcases/fixes/ as /init (bootcheck.py).
 """
 
 import collections
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -40,6 +41,10 @@ CONVERSIONS = 'conversions'
 # The Fixes: tags name mainline commits; the tree is a Debian tarball
 # committed as one commit, so checkpatch cannot look them up.
 CHECKPATCH_IGNORE = ('UNKNOWN_COMMIT_ID',)
+# kbuild's warning when scripts/checker-valid.sh refuses the checker (a
+# sparse older than the tree: 7.x needs __typeof_unqual__), after which
+# it builds with C=0: the build stays a gate, but without sparse.
+_SPARSE_OFF = re.compile(r'C=\d+ specified, but \S+ is not available or not up to date')
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,7 @@ class ArchBuild:
 	objects: list[str]
 	new: list[Diagnostic] = field(default_factory=list)
 	problems: list[str] = field(default_factory=list)
+	sparse_off: bool = False	# kbuild refused the checker: no sparse warnings to compare
 	log: str = ''
 
 	@property
@@ -169,6 +175,7 @@ def build_arch(runner: Runner, request: FixesRequest, wt: Path, arch: str,
 	kbuild.configure(runner, build, config.defconfig, config.enable, config.disable)
 	fixed = kbuild.build(runner, build, objects, request.jobs, sparse=True, fresh=True)
 	result.log = fixed.output
+	result.sparse_off = sparse_refused(fixed.output)
 	if runner.dry_run:
 		return result
 	if fixed.returncode != 0:
@@ -188,6 +195,11 @@ def build_arch(runner: Runner, request: FixesRequest, wt: Path, arch: str,
 	result.new = kbuild.new_diagnostics(before, diags)
 	result.log += '\n=== the pristine tree\n' + pristine.output
 	return result
+
+
+def sparse_refused(output: str) -> bool:
+	"""Whether kbuild turned C= off because it refused the checker."""
+	return bool(_SPARSE_OFF.search(output))
 
 
 def run_fixes(runner: Runner, request: FixesRequest) -> FixesResult:
@@ -214,7 +226,8 @@ def report(result: FixesResult) -> str:
 	lines = [f'applied: {" ".join(result.applied)}', f'touched: {" ".join(result.touched)}',
 		 f'checkpatch: {result.checkpatch.summary if result.checkpatch else "not run"}']
 	for b in result.builds:
-		lines.append(f'{"PASS" if b.passed else "FAIL"} {b.arch}: {" ".join(b.objects)}')
+		lines.append(f'{"PASS" if b.passed else "FAIL"} {b.arch}: {" ".join(b.objects)}'
+			     + (' (without sparse: kbuild refused the checker)' if b.sparse_off else ''))
 		lines += [f'  {p}' for p in [*b.problems, *map(str, b.new)]]
 	for b in result.builds:
 		lines += ['', f'=== {b.arch}', b.log.rstrip()]
@@ -233,8 +246,11 @@ def step(runner: Runner, request: FixesRequest) -> Outcome:
 	summary = (f'{len(result.applied)} patch(es) apply to {request.source.describe()}; '
 		   + (f'{result.checkpatch.summary}; ' if result.checkpatch else '')
 		   + f'{len(result.builds) - len(failed)} of {len(result.builds)} architectures '
-		   f'build {sum(len(b.objects) for b in result.builds)} objects cleanly '
-		   f'(details: {details})')
+		   f'build {sum(len(b.objects) for b in result.builds)} objects cleanly'
+		   + (f', {", ".join(b.arch for b in result.builds if b.sparse_off)} without sparse '
+		      '(kbuild refused the checker as too old for the tree)'
+		      if any(b.sparse_off for b in result.builds) else '')
+		   + f' (details: {details})')
 	if not result.passed:
 		return Outcome.findings(summary + (f'; failed: {", ".join(failed)}' if failed else ''))
 	return Outcome.ok(summary)
