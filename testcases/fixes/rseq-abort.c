@@ -150,7 +150,11 @@ static void run_sequence(char *start, char *end, char *abort_ip)
 {
 	long (*seq)(long) = (long (*)(long))moved(start);
 
-	if (syscall(__NR_rseq, &area, sizeof(area), 0, SIG_GOOD) != 0)
+	/*
+	 * The original 32-byte area, aligned to 32: a longer one must be
+	 * aligned to its size rounded up to a power of two.
+	 */
+	if (syscall(__NR_rseq, &area, 32, 0, SIG_GOOD) != 0)
 		exit(2);
 	cs.version = 0;
 	cs.flags = 0;
