@@ -109,6 +109,10 @@ class TreeFactsTest(unittest.TestCase):
 			self.assertTrue(facts.native_scopes)
 			(k / 'include' / 'linux' / 'uaccess.h').write_text('/* 6.12 */\n')
 			self.assertFalse(treefacts.read(k).native_scopes)
+			# x86 masks where its 64-bit header says so, powerpc at both widths
+			(k / 'arch' / 'x86' / 'include' / 'asm' / 'uaccess.h').rename(
+				k / 'arch' / 'x86' / 'include' / 'asm' / 'uaccess_64.h')
+			self.assertEqual((('powerpc', None), ('x86', 64)), treefacts.masking_variants(k))
 
 
 class FetchTest(unittest.TestCase):

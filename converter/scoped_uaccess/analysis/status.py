@@ -61,6 +61,10 @@ class Reason(enum.Enum):
 		 'one per expansion')
 	EXCLUDED = ('excluded', 'named in `SCOPED_UACCESS_EXCLUDE` (the driver converts a '
 		    'function again without the regions whose result did not check out)')
+	NO_GAIN = ('no-gain', 'nothing would change at run time: no architecture that builds the '
+		   'file masks user pointers in this tree (`kernel/builders.py` reads which '
+		   'build it from the Makefiles and Kconfig), so the scope would begin the region '
+		   'with the same check as before; a maintainer takes a patch for what it gains', True)
 	NOT_REWRITTEN = ('not-rewritten', 'the census said converted, but the rewrite did not '
 			 'give it: what patch mode left open-coded is not what the census skipped, '
 			 'even without the regions concerned, or no patch holds it', True)

@@ -38,7 +38,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, TreeStateError, UsageError
 from scoped_uaccess.core.outcome import relative
-from scoped_uaccess.kernel import sources, tree, treefacts
+from scoped_uaccess.kernel import builders, sources, tree, treefacts
 from scoped_uaccess.kernel.checkpatch import check_patch
 from scoped_uaccess.kernel.git import git
 
@@ -173,6 +173,26 @@ def convert_file(runner: Runner, rules: Path, wt: Path, name: str, env: spatch_p
 		for r in regions], False
 
 
+def gaining_files(wt: Path, files: list[str]) -> set[str]:
+	"""The files a scope changes at run time somewhere: built by an
+	architecture (and width) that masks user pointers in this tree."""
+	masking = treefacts.masking_variants(wt)
+	tree_ = builders.Tree(wt)
+	return {f for f in files
+		if any(builders.builders(wt, f, tree_).builds(a, b) for a, b in masking)}
+
+
+def census_only(runner: Runner, rules: Path, wt: Path, name: str,
+		env: spatch_passes.Environment) -> list[Entry]:
+	"""The census of a file no scope would change at run time: its regions
+	the rules would convert are skipped as no-gain."""
+	source_lines = (wt / name).read_text(errors='replace').splitlines()
+	with spatch_passes.plain_syscall_headers(wt / name, runner.dry_run):
+		regions = spatch_passes.census(runner, rules, wt, name, env)
+	return [Entry(r, Status.SKIPPED, r.reason or Reason.NO_GAIN, begin=begin_call(source_lines, r))
+		for r in regions]
+
+
 def _error_keys(findings: Iterable) -> collections.Counter:
 	return collections.Counter((f.cls, re.sub(r'\bline \d+\b', 'line N', f.message))
 				   for f in findings)
@@ -291,10 +311,14 @@ def _convert(runner: Runner, request: ConvertRequest, commit: str, result: Conve
 		    f'subsystem in {wt}, git format-patch into {request.out}')
 		return result
 	env = spatch_passes.Environment(inlines.index(runner, request.tree), treefacts.masking_arches(wt))
+	gains = gaining_files(wt, files)
 	done = [0]
 
 	def one(name: str) -> tuple[str, list[Entry], bool]:
-		found, changed = convert_file(runner, rules, wt, name, env, say)
+		if name in gains:
+			found, changed = convert_file(runner, rules, wt, name, env, say)
+		else:
+			found, changed = census_only(runner, rules, wt, name, env), False
 		# A function under two #ifdef'd headers (signal_32.c's swapcontext)
 		# is one region, whichever parse variant converts it.
 		by_line: dict[int, Entry] = {}

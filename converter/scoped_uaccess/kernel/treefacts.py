@@ -9,6 +9,7 @@ headers, not kept in a table of one version's facts.
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 from scoped_uaccess.kernel.sources import makefile_version
 
@@ -40,6 +41,20 @@ def masking_arches(kdir: Path) -> tuple[str, ...]:
 			arch = header.parts[-4]
 			if arch not in found:
 				found.append(arch)
+	return tuple(found)
+
+
+def masking_variants(kdir: Path) -> tuple[tuple[str, Optional[int]], ...]:
+	"""The architectures that mask user pointers, with the width when
+	only one does: x86's masked_user_access_begin() is in uaccess_64.h
+	(64-bit x86 only), powerpc's in uaccess.h (both widths)."""
+	found: list[tuple[str, Optional[int]]] = []
+	for header in sorted(kdir.glob('arch/*/include/asm/uaccess*.h')):
+		if _MASKED.search(header.read_text(errors='replace')):
+			m = re.search(r'_(32|64)$', header.stem)
+			variant = (header.parts[-4], int(m.group(1)) if m else None)
+			if variant not in found:
+				found.append(variant)
 	return tuple(found)
 
 
