@@ -317,7 +317,7 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 	asm = any(re.search(r'\b(asm|__asm__)\b', strip_comments(lines[i - 1])) for i in body)
 	if not modes and not r.kept_calls and not asm:
 		return r.skip(Reason.UNKNOWN_SHAPE, 'no accessor inside the region')
-	r.mode = scope_mode(r.name, modes, hidden or asm or not modes)
+	r.mode = scope_mode(r.name, modes, hidden or asm or not modes, r.function)
 	if ctx.masked and not constant_size(r.size, r.pointer) and r.size:
 		r.range_exit = early_exit(lines, body, r.action) or sparse or \
 			(size_only_checked(lines, body, r.size)
@@ -371,10 +371,17 @@ def loop_control_ok(lines: list[str], r: Region, body: range) -> bool:
 	return True
 
 
-def scope_mode(begin: str, modes: set[str], hidden: bool) -> str:
-	"""What the accessors do; the begin's mode where some access is out of
-	sight (asm, helpers)."""
+def scope_mode(begin: str, modes: set[str], hidden: bool, function: str = '') -> str:
+	"""What the accessors do; where some access is out of sight (asm,
+	helpers), what the function's name says it does to user memory
+	(`*_from_user` reads it, `*_to_user` writes it: powerpc's
+	csum_and_copy_from_user() opens a read scope around the copy), else
+	the begin's mode."""
 	if hidden:
+		named = 'read' if re.search(r'(^|_)from_user(_|$)', function) else \
+			'write' if re.search(r'(^|_)to_user(_|$)', function) else ''
+		if named and modes <= {named}:
+			return named
 		return api.begin_mode(begin) or 'rw'
 	if 'rmw' in modes or modes == {'read', 'write'}:
 		return 'rw'
