@@ -21,7 +21,8 @@ from typing import Iterator, Optional, Sequence
 
 from scoped_uaccess.cocci import spatch
 from scoped_uaccess.analysis import declarations
-from scoped_uaccess.convert.tidy import Note, drop_lone_semicolons, tidy
+from scoped_uaccess.convert.notes import Note
+from scoped_uaccess.convert.tidy import drop_lone_semicolons, tidy
 from scoped_uaccess.convert.regions import CensusRegion, parse_regions
 from scoped_uaccess.core.command import Command, CommandResult, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed

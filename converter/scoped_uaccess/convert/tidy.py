@@ -16,11 +16,14 @@ the changelog.
 import difflib
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 from scoped_uaccess.analysis import source
+from scoped_uaccess.convert.exits import simplify
+from scoped_uaccess.convert.notes import Note, Notes
+from scoped_uaccess.convert.functions import (CONSTANT, CONSTANT_TEXT, LABEL, SCOPE_HEAD, block_end,
+					      functions, jumps_to, label_blocks, writes)
 
 def drop_lone_semicolons(path: Path) -> None:
 	"""Removes a line holding only `;` that closes a scope's block."""
@@ -34,16 +37,6 @@ def drop_lone_semicolons(path: Path) -> None:
 		path.write_text('\n'.join(out))
 
 
-@dataclass(frozen=True)
-class Note:
-	"""A clean-up of tidy() in one function: kind `return` (text: the
-	variable that is no longer needed), or a sentence for the changelog."""
-	function: str
-	kind: str
-	text: str
-
-
-Notes = list[Note]
 
 
 def tidy(path: Path, before: str) -> Notes:
@@ -89,6 +82,7 @@ def tidy(path: Path, before: str) -> Notes:
 	out = _merge_tail_return(out, before)
 	out = _fold_known_test(out, before)
 	out = _fold_label_return(out, before)
+	out = simplify(out, before, notes)
 	out = _return_from_scope(out, before, notes)
 	# A conditional block whose statements moved into a scope stays behind
 	# empty (spatch moves statements, not directives).
@@ -111,62 +105,14 @@ def _added_label(line: str, before: str) -> bool:
 		not re.search(rf'^{re.escape(line)}', before, re.M)
 
 
-_LABEL = re.compile(r'^([A-Za-z_]\w*):$')
 
 
 def _under_added_label(line: str, before: str, inside: bool) -> bool:
 	"""Whether line and those after it are under a label the conversion
 	added (inside: whether the line before was); a function's `}` ends it."""
-	if _LABEL.match(line):
+	if LABEL.match(line):
 		return _added_label(line, before)
 	return False if line.startswith('}') else inside
-_CONSTANT_TEXT = r'-E[A-Z0-9]+|-?\d+|NULL|true|false'
-_CONSTANT = rf'(?:{_CONSTANT_TEXT})'
-
-
-def _label_blocks(lines: list[str], lo: int, hi: int) -> dict[str, tuple[int, list[str]]]:
-	"""The labels of the function body lines[lo:hi]: name -> (line, the
-	non-blank lines after it up to the next label or the closing brace)."""
-	blocks: dict[str, tuple[int, list[str]]] = {}
-	name = None
-	for i in range(lo, hi):
-		m = _LABEL.match(lines[i])
-		if m:
-			name = m.group(1)
-			blocks[name] = (i, [])
-		elif name and lines[i].strip():
-			blocks[name][1].append(lines[i])
-	return blocks
-
-
-def _function_name(lines: list[str], brace: int) -> str:
-	"""The name of the function whose body opens at lines[brace]."""
-	for k in range(brace - 1, max(brace - 12, -1), -1):
-		line = lines[k]
-		if not line or line[0] in ' \t#':
-			continue
-		m = re.match(r'^(COMPAT_)?SYSCALL_DEFINE\d\((\w+)', line)
-		if m:
-			return ('compat_sys_' if m.group(1) else 'sys_') + m.group(2)
-		m = re.search(r'(\w+)\s*\(', line)
-		if m:
-			return m.group(1)
-	return ''
-
-
-def _functions(lines: list[str]) -> Iterator[tuple[str, int, int]]:
-	"""(name, body start, closing brace) of each function in kernel
-	layout: `{` and `}` in column 0, the name on the last line of the
-	declaration that starts in column 0 (SYSCALL_DEFINEn(name, ...) is
-	sys_name)."""
-	for i, line in enumerate(lines):
-		if line == '{' and i:
-			end = next((k for k in range(i + 1, len(lines)) if lines[k] == '}'), None)
-			if end is None:
-				continue
-			yield _function_name(lines, i), i + 1, end
-
-
 def _merge_twin_labels(lines: list[str], before: str, notes: Notes) -> list[str]:
 	"""Two fault labels of a function that the conversion left doing the
 	same thing, ending in a return (Efault_read: and Efault_write: of
@@ -175,12 +121,12 @@ def _merge_twin_labels(lines: list[str], before: str, notes: Notes) -> list[str]
 	differed before the conversion: twins the author wrote stay."""
 	old = before.split('\n')
 	old_blocks = {}
-	for head, lo, hi in _functions(old):
-		old_blocks[head] = _label_blocks(old, lo, hi)
+	for head, lo, hi in functions(old):
+		old_blocks[head] = label_blocks(old, lo, hi)
 	out = list(lines)
-	for head, lo, hi in list(_functions(out)):
+	for head, lo, hi in list(functions(out)):
 		was = old_blocks.get(head, {})
-		blocks = _label_blocks(out, lo, hi)
+		blocks = label_blocks(out, lo, hi)
 		names = list(blocks)
 		for a_i, a in enumerate(names):
 			for b in names[a_i + 1:]:
@@ -201,17 +147,6 @@ def _merge_twin_labels(lines: list[str], before: str, notes: Notes) -> list[str]
 	return out
 
 
-def _jumps_to(label: str) -> re.Pattern:
-	# `, L)` or, wrapped, the label alone at the start of a line
-	return re.compile(rf'(goto\s+|,\s*|^\s+){re.escape(label)}(\s*[;)])')
-
-
-def _writes(var: str, line: str) -> bool:
-	v = re.escape(var)
-	return bool(re.search(rf'\b{v}\s*([-+*/%|&^]|<<|>>)?=(?!=)|\b{v}\s*(\+\+|--)|'
-			      rf'(\+\+|--)\s*{v}\b|&\s*{v}\b', line))
-
-
 def _value_at(lines: list[str], lo: int, h: int, close: int, var: str, value: str,
 	      labels: dict[str, tuple[int, list[str]]]) -> bool:
 	"""Whether var holds value on every path into the function-level scope
@@ -224,7 +159,7 @@ def _value_at(lines: list[str], lo: int, h: int, close: int, var: str, value: st
 	if decl is None:
 		return False
 	for k in range(decl + 1, h):
-		if not _writes(var, lines[k]):
+		if not writes(var, lines[k]):
 			continue
 		nxt = next((j for j in range(k + 1, h) if lines[j].strip()), None)
 		if nxt is None:
@@ -239,7 +174,7 @@ def _value_at(lines: list[str], lo: int, h: int, close: int, var: str, value: st
 		m = re.search(r'\bgoto (\w+);', lines[k])
 		if m and m.group(1) in labels and labels[m.group(1)][0] < h:
 			return False
-	return not any(_writes(var, lines[k]) for k in range(h, close))
+	return not any(writes(var, lines[k]) for k in range(h, close))
 
 
 def _merge_known_value_label(lines: list[str], before: str, notes: Notes) -> list[str]:
@@ -249,24 +184,24 @@ def _merge_known_value_label(lines: list[str], before: str, notes: Notes) -> lis
 	out_fds;` before the scope): the jumps go to M and the label goes."""
 	old = before.split('\n')
 	old_set = set(old)
-	was = {head: _label_blocks(old, lo, hi) for head, lo, hi in _functions(old)}
+	was = {head: label_blocks(old, lo, hi) for head, lo, hi in functions(old)}
 	out = list(lines)
-	for head, lo, hi in list(_functions(out)):
-		labels = _label_blocks(out, lo, hi)
+	for head, lo, hi in list(functions(out)):
+		labels = label_blocks(out, lo, hi)
 		for name, (at, code) in labels.items():
-			m1 = re.match(rf'^\t([A-Za-z_]\w*) = ({_CONSTANT_TEXT});$', code[0]) if code else None
+			m1 = re.match(rf'^\t([A-Za-z_]\w*) = ({CONSTANT_TEXT});$', code[0]) if code else None
 			m2 = re.match(r'^\tgoto (\w+);$', code[1]) if len(code) == 2 else None
 			if not (m1 and m2) or m2.group(1) not in labels or \
 			   was.get(head, {}).get(name, (0, code))[1] == code:
 				continue
 			var, value = m1.groups()
 			target = m2.group(1)
-			refs = [k for k in range(lo, hi) if k != at and _jumps_to(name).search(out[k])]
+			refs = [k for k in range(lo, hi) if k != at and jumps_to(name).search(out[k])]
 			scopes = []
 			for h in range(lo, hi):
 				if SCOPE_HEAD.match(out[h]) and out[h] not in old_set and \
 				   not out[h].startswith('\t\t') and out[h].endswith(f', {target}) {{'):
-					close = _block_end(out, h)
+					close = block_end(out, h)
 					if close is not None:
 						scopes.append((h, close))
 			inside = [k for k in refs if any(h < k < c for h, c in scopes)]
@@ -274,7 +209,7 @@ def _merge_known_value_label(lines: list[str], before: str, notes: Notes) -> lis
 					_value_at(out, lo, h, c, var, value, labels) for h, c in scopes
 					if any(h < k < c for k in refs)):
 				continue
-			jump = _jumps_to(name)
+			jump = jumps_to(name)
 			for k in refs:
 				out[k] = jump.sub(rf'\g<1>{target}\g<2>', out[k])
 			del out[at:at + 1 + len(code)]
@@ -293,7 +228,7 @@ def _merge_label(lines: list[str], lo: int, hi: int, blocks: dict[str, tuple[int
 		 keep: str, drop: str, name: str) -> list[str]:
 	"""Label drop's block removed, jumps to keep or drop go to name."""
 	start = blocks[drop][0]
-	stop = next((i for i in range(start + 1, hi) if _LABEL.match(lines[i])), hi)
+	stop = next((i for i in range(start + 1, hi) if LABEL.match(lines[i])), hi)
 	out = lines[:start] + lines[stop:]
 	if not out[start - 1].strip() and (out[start] == '}' or not out[start].strip()):
 		del out[start - 1]
@@ -357,11 +292,11 @@ def _fold_label_return(lines: list[str], before: str) -> list[str]:
 	while i < len(out):
 		line = out[i]
 		label_added = _under_added_label(line, before, label_added)
-		m = re.match(rf'^\t([A-Za-z_]\w*) = ({_CONSTANT});$', line)
+		m = re.match(rf'^\t([A-Za-z_]\w*) = ({CONSTANT});$', line)
 		if label_added and m:
 			var, value = m.groups()
 			j = i + 1
-			while j < len(out) and not _LABEL.match(out[j]) and out[j] != '}' and \
+			while j < len(out) and not LABEL.match(out[j]) and out[j] != '}' and \
 			      not re.search(rf'\b({re.escape(var)}|goto|return)\b', out[j]):
 				j += 1
 			if j < len(out) and out[j] == f'\treturn {var};':
@@ -381,28 +316,29 @@ def _return_from_scope(lines: list[str], before: str, notes: Notes) -> list[str]
 	it does."""
 	old = set(before.split('\n'))
 	out = list(lines)
-	for fn, lo, hi in _functions(out):
+	for fn, lo, hi in functions(out):
 		for h in range(lo, hi):
 			if not SCOPE_HEAD.match(out[h]) or out[h] in old or out[h].startswith('\t\t'):
 				continue
-			close = _block_end(out, h)
+			close = block_end(out, h)
 			if close is None or close + 1 >= hi:
 				continue
 			m = re.match(r'^\t\t([A-Za-z_]\w*) = (.+);$', out[close - 1])
-			if not m or not re.search(r'[;{]$', out[close - 2]):
+			prev = next((out[k] for k in range(close - 2, h - 1, -1) if out[k].strip()), '')
+			if not m or not re.search(r'[;{]$', prev):
 				continue
 			var, value = m.groups()
 			ret = next((k for k in range(close + 1, hi) if out[k].strip()), None)
 			if ret is None or out[ret] != f'\treturn {var};':
 				continue
 			uses = [k for k in range(lo, hi) if re.search(rf'\b{re.escape(var)}\b', out[k])]
-			decls = [k for k in uses if re.match(rf'^\t(?!return\b)[A-Za-z_][\w ]*[\w*] ?\*?{re.escape(var)};$',
-							      out[k])]
+			decls = [k for k in uses if re.match(rf'^\t(?!return\b)[A-Za-z_][\w ]*[\w*] ?\*?'
+							      rf'{re.escape(var)}(?: = {CONSTANT})?;$', out[k])]
 			if len(decls) != 1 or sorted(uses) != sorted([decls[0], close - 1, ret]):
 				continue
 			out[close - 1] = f'\t\treturn {value};'
 			del out[ret]
-			if not out[ret - 1].strip() and (not out[ret].strip() or _LABEL.match(out[ret])
+			if not out[ret - 1].strip() and (not out[ret].strip() or LABEL.match(out[ret])
 							 and not out[ret - 2] == '\t}'):
 				del out[ret - 1]
 			d = decls[0]
@@ -422,9 +358,6 @@ def _after_statement(out: list[str]) -> bool:
 	return bool(re.search(r"[;{}]\s*$", source.strip_comments(last)))
 
 
-SCOPE_HEAD = re.compile(r'^\t*scoped_user_(?:read|write|rw)_access(?:_size)?\(.*\{$')
-
-
 def _drop_orphans(lines: list[str], before: str) -> list[str]:
 	"""Comments and directives of a region that spatch left in front of
 	the scope that now holds them: spatch removes statements, and what
@@ -437,7 +370,7 @@ def _drop_orphans(lines: list[str], before: str) -> list[str]:
 	for h, line in enumerate(lines):
 		if not SCOPE_HEAD.match(line) or line in old:
 			continue
-		close = _block_end(lines, h)
+		close = block_end(lines, h)
 		if close is None:
 			continue
 		inside = {x.strip() for x in lines[h + 1:close]}
@@ -477,16 +410,6 @@ def _comment_start(lines: list[str], code: list[str], end: int) -> Optional[int]
 		if code[j].strip():
 			return None
 		if lines[j].lstrip().startswith('/*'):
-			return j
-	return None
-
-
-def _block_end(lines: list[str], head: int) -> Optional[int]:
-	"""The line of the brace that closes the block opened at the end of
-	lines[head], by indentation."""
-	tabs = len(lines[head]) - len(lines[head].lstrip('\t'))
-	for j in range(head + 1, len(lines)):
-		if lines[j] == '\t' * tabs + '}':
 			return j
 	return None
 
