@@ -243,6 +243,29 @@ def indexed_address(ptr: str, args: list[str], idx: int) -> str:
 	return ''
 
 
+def dense_index(lines: list[str], r: Region, line: int, addr: str) -> bool:
+	"""Whether an access `&p[i]...` walks the range densely: i is the
+	counter of a loop around it in the region, `for (i = 0; ...; i++)`,
+	and no `continue` of that loop comes before the access, so every
+	element from the first is accessed in turn (the first within the
+	first page, each next one a step up: the walk meets the guard above
+	user space before it could pass it)."""
+	m = re.search(r'\b%s\s*\[\s*([A-Za-z_]\w*)\s*\]' % re.escape(r.pointer), flat(addr))
+	if m is None:
+		return False
+	i = re.escape(m.group(1))
+	head = re.compile(rf'\bfor\s*\(\s*{i}\s*=\s*0\s*;[^;]*;\s*({i}\s*\+\+|\+\+\s*{i}|{i}\s*\+=\s*1)\s*\)')
+	code = source.blank_comments('\n'.join(lines)).split('\n')
+	level = source.indent(lines[line - 1])
+	for k in range(line - 1, r.stmt[2] if r.stmt else 0, -1):
+		text = code[k - 1]
+		if re.search(r'\bcontinue\s*;', text):
+			return False
+		if head.search(text) and source.indent(lines[k - 1]) < level:
+			return True
+	return False
+
+
 DECLARATION = re.compile(r'^\s*(?:const\s+|static\s+|struct\s+|unsigned\s+|union\s+)*'
 			 r'[A-Za-z_]\w*(?:\s+__user)?[\s\*]+[A-Za-z_]\w*\s*(?:\[[^\]]*\])?\s*[=;,]')
 
@@ -305,6 +328,8 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 			return r.skip(*problem)
 		if not sparse and idx is not None:
 			sparse = indexed_address(r.pointer, source.split_args(a.args), idx)
+			if sparse and dense_index(lines, r, a.pos[0], source.split_args(a.args)[idx]):
+				sparse = ''
 		bounded = bounded and constant_extent(ctx, r, a.name, source.split_args(a.args), idx)
 		# A wrapper may access through more than its first pointer
 		# (unsafe_save_tm_user_regs(regs, mctx, tm_mctx, ...)): every

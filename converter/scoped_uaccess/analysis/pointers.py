@@ -178,9 +178,10 @@ def range_checked(ctx: Context, r: Region) -> bool:
 	return earlier_check(ctx, r) != 0
 
 
-# `if (A || !access_ok(p, n) || B) return ...;` (or goto): the check, one
-# of the disjuncts of a condition whose branch leaves.
-_LEAVING_IF = re.compile(r'^if \((?P<cond>.*)\) \{? ?(?:return\b[^;]*|goto \w+);(?: \})?$')
+# `if (A || !access_ok(p, n) || B) return ...;` (or goto, or a block that
+# ends in one): the check, one of the disjuncts of a condition whose branch
+# leaves.
+_LEAVING_IF = re.compile(r'^if \((?P<cond>.*)\) (?:\{ (?:[^{}]*; )?)?(?:return\b[^;]*|goto \w+);(?: \})?$')
 
 
 def earlier_check(ctx: Context, r: Region) -> int:
@@ -204,14 +205,93 @@ def earlier_check(ctx: Context, r: Region) -> int:
 				 and (s[2], s[3]) <= (node[0], node[1])), reverse=True)
 		for s in before:
 			m = _LEAVING_IF.match(flat(text_of(ctx.lines, s)))
-			if m is None or want not in (d.replace(' ', '') for d in _disjuncts(m['cond'])):
+			if m is None or not _checks_range(ctx, r, m['cond'], want):
 				continue
 			# anywhere after the check: a loop could bring a later one back
+			# (a local declared with its one value is that value)
 			moved = any(f == r.function and v in names and (s[2], s[3]) < at
-				    for f, v, at in ctx.facts.assigns)
+				    and set_once(ctx, r, v) is None for f, v, at in ctx.facts.assigns)
 			return 0 if moved else s[0]
 		node = parent
 	return 0
+
+
+# copy_from_user(to, from, n) and copy_to_user(to, from, n) check their
+# user range with access_ok() and fail when it is refused.
+_COPIES_CHECKED = {'copy_from_user': 1, 'copy_to_user': 0}
+
+
+def _checks_range(ctx: Context, r: Region, cond: str, want: str) -> bool:
+	"""Whether cond fails when the begin's range is refused: one of its
+	disjuncts is !access_ok() of that range, or the whole condition is a
+	copy_from_user()/copy_to_user() of it (by value: locals set once from
+	an expression stand for it, factors of a product in any order,
+	sizeof(*p) as the type p points to: i915's execbuffer ioctl copies
+	count * sizeof(*exec2_list) from u64_to_user_ptr(args->buffers_ptr)
+	before it writes back through user_exec_list, set from the same)."""
+	if want in (d.replace(' ', '') for d in _disjuncts(cond)):
+		return True
+	m = re.fullmatch(r'(\w+)\s*\((.*)\)', cond.strip())
+	if m is None or m.group(1) not in _COPIES_CHECKED:
+		return False
+	args = source.split_args(m.group(2))
+	if len(args) != 3:
+		return False
+	return (_value(ctx, r, args[_COPIES_CHECKED[m.group(1)]]) == _value(ctx, r, r.pointer) and
+		_value(ctx, r, args[2]) == _value(ctx, r, r.size))
+
+
+def _value(ctx: Context, r: Region, expr: str) -> str:
+	"""expr as a value, for comparing two spellings of it in r's function."""
+	lo, hi = r.fn_range
+	# from the declaration of the function (its parameters) to its end
+	head = next((k for k in range(lo - 1, 0, -1) if re.match(r'^[A-Za-z_]', ctx.lines[k - 1])), lo)
+	body = '\n'.join(ctx.lines[head - 1:hi])
+
+	def local(name: str) -> Optional[str]:
+		return set_once(ctx, r, name)
+
+	def pointee(name: str) -> Optional[str]:
+		m = re.search(rf'(?:^\s*|[(,]\s*)(?:const\s+)?((?:struct\s+|union\s+)?\w+)(?:\s+__user)?'
+			      rf'\s*\*\s*{re.escape(name)}\b', body, re.M)
+		return ' '.join(m.group(1).split()) if m else None
+
+	text = flat(expr)
+	if re.fullmatch(r'[A-Za-z_]\w*', text) and (init := local(text)):
+		text = init
+	text = re.sub(r'\bsizeof\s*\(\s*\*\s*([A-Za-z_]\w*)\s*\)',
+		      lambda m: f'sizeof({pointee(m.group(1)) or "*" + m.group(1)})', text)
+	text = re.sub(r'\(\s*&\s*([^()]+?)\s*\)\s*->', r'\1.', text)
+	factors = _factors(text.replace(' ', ''))
+	return '*'.join(sorted(factors))
+
+
+def set_once(ctx: Context, r: Region, name: str) -> Optional[str]:
+	"""The value a local of r's function is declared with, when that is
+	its only assignment (`const size_t count = args->buffer_count;`)."""
+	sets = [at for f, v, at in ctx.facts.assigns if f == r.function and v == name]
+	if len(sets) != 1:
+		return None
+	line = ctx.lines[sets[0][0] - 1]
+	m = re.match(rf'^\s*(?:const\s+)?[A-Za-z_][\w\s]*?[\s\*]{re.escape(name)}\s*=\s*(.*)$', line)
+	if m is None:
+		return None
+	value, k = m.group(1), sets[0][0]
+	while not value.rstrip().endswith(';') and k < len(ctx.lines) and k - sets[0][0] < 4:
+		value += ' ' + ctx.lines[k].strip()
+		k += 1
+	return flat(value.rstrip().rstrip(';')) if value.rstrip().endswith(';') else None
+
+
+def _factors(expr: str) -> list[str]:
+	"""The operands of a top-level product (a lone expression is one)."""
+	parts, depth, last = [], 0, 0
+	for i, c in enumerate(expr):
+		depth += {'(': 1, ')': -1}.get(c, 0)
+		if depth == 0 and c == '*' and i > last:
+			parts.append(expr[last:i])
+			last = i + 1
+	return parts + [expr[last:]]
 
 
 def _disjuncts(cond: str) -> list[str]:

@@ -84,6 +84,7 @@ def tidy(path: Path, before: str) -> Notes:
 	out = _fold_label_return(out, before)
 	out = simplify(out, before, notes)
 	out = _return_from_scope(out, before, notes)
+	out = _no_blank_before_label(out, before)
 	# A conditional block whose statements moved into a scope stays behind
 	# empty (spatch moves statements, not directives).
 	i = 0
@@ -97,6 +98,25 @@ def tidy(path: Path, before: str) -> Notes:
 	if out != new:
 		path.write_text('\n'.join(out))
 	return notes
+
+
+def _no_blank_before_label(lines: list[str], before: str) -> list[str]:
+	"""A blank line the passes left between a new scope's `}` and a label
+	that had none before it (i915's `end:;` once `end_user:` went)."""
+	old = before.split('\n')
+	bare = {old[k] for k in range(1, len(old))
+		if re.match(r'^[A-Za-z_]\w*:;?$', old[k]) and old[k - 1].strip()}
+	out = list(lines)
+	k = 1
+	while k + 1 < len(out):
+		if not out[k].strip() and re.match(r'^\t+\}$', out[k - 1]) and out[k + 1] in bare:
+			head = next((h for h in range(k - 2, -1, -1) if SCOPE_HEAD.match(out[h]) and
+				     block_end(out, h) == k - 1), None)
+			if head is not None and out[head] not in old:
+				del out[k]
+				continue
+		k += 1
+	return out
 
 
 def _added_label(line: str, before: str) -> bool:
