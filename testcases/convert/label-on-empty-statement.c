@@ -2,7 +2,7 @@
 // failure jumps to, a label on an empty statement (`end:;`, the last thing
 // in its block): the accessors jump to that label, and the fault label
 // goes with the end.
-// EXPECT: converted-two-level+range-check
+// EXPECT: converted-two-level
 static void update_offsets(struct entry *list, struct entry __user *ulist,
 			   unsigned int count)
 {
