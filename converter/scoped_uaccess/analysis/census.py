@@ -21,7 +21,7 @@ from scoped_uaccess.analysis.labels import (inner_ends, scope_label, shared_labe
 from scoped_uaccess.analysis.model import (KEEP, Context, Region, constant_size,
 						local_pointer_ok, plain_scope_size)
 from scoped_uaccess.analysis.pointers import (address_problem, constant_extent, cursor_ok,
-						   derived_pointer,
+						   derived_pointer, earlier_check,
 						   range_checked, rederive_source)
 from scoped_uaccess.analysis.source import (END_STMT, LABEL_LINE, flat, strip_comments,
 						 text_of)
@@ -347,9 +347,10 @@ def body_checks(ctx: Context, r: Region, end_lines: dict[int, int]) -> Region:
 		r.range_exit = early_exit(lines, body, r.action) or sparse or \
 			(size_only_checked(lines, body, r.size)
 			 if bounded and modes and not (hidden or asm) else '')
-		if r.range_exit and not range_checked(ctx, r):
+		r.checked_before = earlier_check(ctx, r)
+		if r.range_exit and not r.checked_before and not range_checked(ctx, r):
 			r.needs.append('range-check')
-		elif not r.range_exit:
+		elif not r.range_exit and not r.checked_before:
 			r.unchecked_size = flat(r.size)
 	if not inner_ends(ctx, r, end_lines):
 		return r

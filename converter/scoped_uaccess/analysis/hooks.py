@@ -232,6 +232,8 @@ def report_lines() -> list[str]:
 				text += f'; recomputes {", ".join(sorted(r.foreign))}'
 			if r.converted and 'range-check' in r.needs and r.range_exit:
 				text += f'; range check for {r.range_exit}'
+			if r.converted and r.checked_before:
+				text += f'; range checked on line {r.checked_before}'
 			if r.converted and r.unchecked_size:
 				text += f'; unchecked size {r.unchecked_size}'
 			if r.converted and r.kept_calls:

@@ -68,6 +68,9 @@ class Region:
 	# A run-time size that masking no longer checks and no early exit makes
 	# matter: the changelog says what changes at the top of user space.
 	unchecked_size: str = ''
+	# the line of an access_ok() (or a copy) of the same range that every
+	# path to the begin passes first (pointers.earlier_check()); 0: none
+	checked_before: int = 0
 
 	def skip(self, reason: Reason, text: str) -> 'Region':
 		self.reason, self.text = reason, text

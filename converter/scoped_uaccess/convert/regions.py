@@ -73,7 +73,8 @@ class Entry:
 
 	def _field(self, name: str) -> str:
 		"""`; NAME value` of the census text (hooks.report_lines())."""
-		m = re.search(r'; %s (.*?)(?:; (?:on|recomputes|range check for|unchecked size|keeps) |$)' % name,
+		m = re.search(r'; %s (.*?)(?:; (?:on|recomputes|range check for|range checked on line|'
+			      r'unchecked size|keeps) |$)' % name,
 			      self.region.text)
 		return m.group(1) if m else ''
 
@@ -92,6 +93,12 @@ class Entry:
 		"""The run-time size of a range masking no longer checks
 		(`; unchecked size nfds * sizeof(*ufds)` in the census text)."""
 		return self._field('unchecked size')
+
+	@property
+	def checked_before(self) -> int:
+		"""The line of an earlier check of the same range on every path to
+		the begin (`; range checked on line 717`), 0 when none."""
+		return int(self._field('range checked on line') or 0)
 
 	@property
 	def range_exit(self) -> str:
