@@ -13,16 +13,16 @@ is done is no longer asked for.
 import re
 from typing import Optional
 
-from scoped_uaccess.cocci import api, inlines, prologue
+from scoped_uaccess.cocci import api, inlines
 from scoped_uaccess.analysis import calls, source
 from scoped_uaccess.analysis.facts import Pos, Span
 from scoped_uaccess.analysis.labels import (inner_ends, scope_label, shared_labels,
 						 tail_exits)
 from scoped_uaccess.analysis.model import (KEEP, Context, Region, constant_size,
 						local_pointer_ok, plain_scope_size)
-from scoped_uaccess.analysis.pointers import (address_problem, constant_extent, cursor_ok,
-						   derived_pointer, earlier_check,
-						   range_checked, rederive_source)
+from scoped_uaccess.analysis.pointers import (address_problem, cursor_ok, derived_pointer, rederive_source)
+from scoped_uaccess.analysis.ranges import (constant_extent, dense_index, earlier_check, early_exit,
+					   indexed_address, range_checked, size_only_checked)
 from scoped_uaccess.analysis.source import (END_STMT, LABEL_LINE, flat, strip_comments,
 						 text_of)
 from scoped_uaccess.analysis.status import Reason
@@ -176,94 +176,6 @@ def body_and_end(ctx: Context, r: Region, stmts: set[Span]) -> bool:
 			r.skip(Reason.UNKNOWN_SHAPE, f'declaration at the top level of the region: {line.strip()}')
 			return False
 	return True
-
-
-def early_exit(lines: list[str], body: range, failure: str = '') -> str:
-	"""The first statement that leaves the region early with a result of
-	its own (a return, a goto that is not an accessor's fault jump), as
-	text; '' when the region only falls off its end or faults.  An exit
-	that does what the begin's failure does (failure, `return -EFAULT;`)
-	ends as a refused range would and does not count.
-
-	Masking checks no size: a range that runs past the top of user space
-	faults only when an access reaches the guard, where the checked begin
-	refused it at once.  With no early exit every such call still ends in
-	the fault path, only after some of its accesses (the result is the
-	same, as in mainline's conversions of poll and put_cmsg); with one,
-	the loop can stop there first and return its value instead: that is
-	when access_ok() of the range stays in front of the scope."""
-	code = source.blank_comments('\n'.join(lines[body.start - 1:body.stop - 1])).split('\n')
-	for text in code:
-		m = re.search(r'\b(return\b[^;]*;|goto\s+\w+\s*;)', text)
-		if m and ' '.join(m.group(1).split()) != ' '.join(failure.split()):
-			return ' '.join(m.group(1).split())
-	return ''
-
-
-def size_only_checked(lines: list[str], body: range, size: str) -> str:
-	"""`the size N` when the region's accesses cannot depend on the size
-	its begin checks (the caller has found every access within a constant
-	extent of the pointer, pointers.constant_extent()), and no variable
-	the size is computed from (outside a sizeof()) is read in the region;
-	'' otherwise.
-
-	Then the begin's range check is all that refused a bad size (a
-	negative one, one past the top of user space: powerpc's
-	sys_swapcontext() writes a struct ucontext whatever ctx_size says,
-	and returned -EFAULT for a ctx_size access_ok() refused).  Masking
-	checks no size, so with nothing in the region reaching the end of the
-	range the call would now succeed: access_ok() of the range stays in
-	front of the scope, which keeps the result the checked begin gave."""
-	expr = re.sub(r'\b(?:sizeof|typeof)\s*\((?:[^()]|\([^()]*\))*\)', ' ', strip_comments(size))
-	# the variables: identifiers that are not members, casts' types or keywords
-	expr = re.sub(r'\(\s*(?:const\s+|unsigned\s+|struct\s+|union\s+)*\w+[\s\*]*\)', ' ', expr)
-	names = {n for n in re.findall(r'(?<![\w.>])([A-Za-z_]\w*)', expr)
-		 if not re.fullmatch(r'[A-Z_][A-Z0-9_]*', n)}
-	if not names:
-		return ''
-	code = source.blank_comments('\n'.join(lines[body.start - 1:body.stop - 1]))
-	if any(source.uses(code, n) for n in names):
-		return ''
-	return f'the size {flat(size)}'
-
-
-def indexed_address(ptr: str, args: list[str], idx: int) -> str:
-	"""The accessor's address when it is an index or an offset from the
-	region's pointer (`&p[i].x`, `p + n`), as `the access ADDRESS`; ''.
-	Masking keeps a pointer out of the kernel for accesses that start at
-	it and move up densely (the guard between user and kernel space is a
-	page on x86-64, 128 KiB on 32-bit powerpc): an index can jump past it,
-	so access_ok() of the range stays in front of such a scope."""
-	if not ptr or idx >= len(args):
-		return ''
-	addr = flat(args[idx]).replace(' ', '')
-	if re.search(r'\b%s\s*[-+](?![-+>=])' % re.escape(ptr), addr) or \
-	   re.search(r'\b%s\[' % re.escape(ptr), addr):
-		return f'the access {prologue.pretty(flat(args[idx]))}'
-	return ''
-
-
-def dense_index(lines: list[str], r: Region, line: int, addr: str) -> bool:
-	"""Whether an access `&p[i]...` walks the range densely: i is the
-	counter of a loop around it in the region, `for (i = 0; ...; i++)`,
-	and no `continue` of that loop comes before the access, so every
-	element from the first is accessed in turn (the first within the
-	first page, each next one a step up: the walk meets the guard above
-	user space before it could pass it)."""
-	m = re.search(r'\b%s\s*\[\s*([A-Za-z_]\w*)\s*\]' % re.escape(r.pointer), flat(addr))
-	if m is None:
-		return False
-	i = re.escape(m.group(1))
-	head = re.compile(rf'\bfor\s*\(\s*{i}\s*=\s*0\s*;[^;]*;\s*({i}\s*\+\+|\+\+\s*{i}|{i}\s*\+=\s*1)\s*\)')
-	code = source.blank_comments('\n'.join(lines)).split('\n')
-	level = source.indent(lines[line - 1])
-	for k in range(line - 1, r.stmt[2] if r.stmt else 0, -1):
-		text = code[k - 1]
-		if re.search(r'\bcontinue\s*;', text):
-			return False
-		if head.search(text) and source.indent(lines[k - 1]) < level:
-			return True
-	return False
 
 
 DECLARATION = re.compile(r'^\s*(?:const\s+|static\s+|struct\s+|unsigned\s+|union\s+)*'

@@ -63,13 +63,13 @@ class Region:
 	foreign: dict[str, int] = field(default_factory=dict)	# pointer -> line assigned from the begin's
 	cursor_after: bool = False	# the begin pointer is read after the region
 	# The early exit that makes the range check matter under masking
-	# (census.early_exit()): the changelog names it.
+	# (ranges.early_exit()): the changelog names it.
 	range_exit: str = ''
 	# A run-time size that masking no longer checks and no early exit makes
 	# matter: the changelog says what changes at the top of user space.
 	unchecked_size: str = ''
 	# the line of an access_ok() (or a copy) of the same range that every
-	# path to the begin passes first (pointers.earlier_check()); 0: none
+	# path to the begin passes first (ranges.earlier_check()); 0: none
 	checked_before: int = 0
 
 	def skip(self, reason: Reason, text: str) -> 'Region':
