@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The begin's pointer inside the region: moved (cursor), derived from it
-(rederive), the addresses of the accessors (foreign pointers, the
-masked range) and the range check in front of a masked scope."""
+(rederive), and the addresses of the accessors (foreign pointers, the
+masked range)."""
 
 import re
 from typing import Optional
