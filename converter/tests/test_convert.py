@@ -5,11 +5,12 @@ commit messages and the comparison of two exports of a series."""
 import json
 import unittest
 
-from scoped_uaccess.convert import commits, install
+from scoped_uaccess.convert import changelog, commits, install
 from scoped_uaccess.convert import regions as rg
 from scoped_uaccess.analysis import status
 from scoped_uaccess.analysis.status import Reason, Status, Tag
 from scoped_uaccess.kernel import series
+from scoped_uaccess.kernel.builders import Builders
 
 REPORT = '''\
 fs/readdir.c:224:6: REGION [converted-fault-label] filldir(): scoped_user_write_access_size(dirent, reclen, efault)
@@ -144,67 +145,92 @@ class ConversionJsonTest(unittest.TestCase):
 		self.assertNotIn(' s.', text)
 
 
-class MessageTest(unittest.TestCase):
-	def test_body(self) -> None:
-		entries = [e for e in _entries() if e.status is Status.CONVERTED]
-		entries[0].begin, entries[0].scope = 'user_access_begin', 'scoped_user_read_access'
-		entries[1].begin, entries[1].scope = 'masked_user_access_begin', 'scoped_user_rw_access'
-		msg = commits.commit_message('x86/signal', ['arch/x86/kernel/signal_64.c'], entries,
-					     [], 'A U Thor <a@example.org>', 'rules.cocci', ('x86',))
-		lines = msg.splitlines()
-		text = ' '.join(lines)
-		self.assertEqual('x86/signal: Convert to scoped user access', lines[0])
-		self.assertEqual('', lines[1])
-		self.assertEqual('Signed-off-by: A U Thor <a@example.org>', lines[-1])
-		self.assertIn('on x86-64 the access_ok() range check and the LFENCE of '
-			      'barrier_nospec() after it go', text)
-		self.assertIn('restore_sigcontext() began the region for reading and writing but '
-			      'only reads', text)
-		self.assertNotIn('No functional change', text)
-		self.assertTrue(all(len(line) <= 75 for line in lines))
+OLD_C = """static int put_info(struct info __user *info, int v)
+{
+	if (!user_write_access_begin(info, sizeof(*info)))
+		return -EFAULT;
+	unsafe_put_user(v, &info->v, Efault);
+	user_write_access_end();
+	return 0;
+Efault:
+	user_write_access_end();
+	return -EFAULT;
+}
+"""
+NEW_C = """static int put_info(struct info __user *info, int v)
+{
+	scoped_user_write_access(info, Efault) {
+		unsafe_put_user(v, &info->v, Efault);
+	}
+	return 0;
+Efault:
+	return -EFAULT;
+}
+"""
 
-	def test_nothing_changes_where_the_file_is_built_without_masking(self) -> None:
-		entries = [e for e in _entries() if e.status is Status.CONVERTED][:1]
-		entries[0].begin, entries[0].scope = 'user_access_begin', 'scoped_user_read_access'
-		msg = commits.commit_message('powerpc/signal32', ['arch/powerpc/kernel/signal_32.c'],
-					     entries, [], 'A <a@example.org>', 'rules.cocci', ('x86',))
+
+def _facts(file: str, builders_: Builders, masking: tuple, text: str = 'write region; on info',
+	   tests: dict = {}) -> changelog.PatchFacts:
+	region = rg.CensusRegion(file, 3, 2, 'put_info', Tag('fault-label'), text)
+	entry = rg.Entry(region, begin='user_write_access_begin', scope='scoped_user_write_access')
+	return changelog.PatchFacts('x86/info', [file], [entry], [], {file: builders_}, masking,
+				    {file: OLD_C}, {file: NEW_C}, tests=tests,
+				    signoff='A U Thor <a@example.org>')
+
+
+class MessageTest(unittest.TestCase):
+	def test_what_the_diff_did_in_numbers(self) -> None:
+		msg = changelog.message(_facts('arch/x86/kernel/info.c',
+					       Builders(frozenset({('x86', 64)}), ''), (('x86', 64),)))
+		lines = msg.splitlines()
 		text = ' '.join(msg.split())
-		self.assertIn('built for powerpc only, which does not mask user pointers in this '
-			      'tree', text)
-		self.assertNotIn('x86-64', text)
-		msg = commits.commit_message('powerpc/signal32', ['arch/powerpc/kernel/signal_32.c'],
-					     entries, [], 'A <a@example.org>', 'rules.cocci',
-					     ('powerpc', 'x86'))
-		self.assertIn('on powerpc the access_ok() range check goes, and for reads the '
-			      'barrier_nospec() after it', ' '.join(msg.split()))
+		self.assertEqual('x86/info: Convert put_info() to scoped user access', lines[0])
+		self.assertEqual('Signed-off-by: A U Thor <a@example.org>', lines[-1])
+		self.assertIn('put_info() writes user memory through info in a region begun with '
+			      'user_write_access_begin() and ended by two calls to '
+			      'user_write_access_end(), one of them at Efault.', text)
+		self.assertIn('On x86-64, which masks user pointers, the scope of put_info() masks '
+			      'info instead of checking it: the access_ok() compare and the LFENCE '
+			      'after it go', text)
+		self.assertTrue(all(len(line) <= 75 for line in lines))
+		self.assertNotIn('scoped-uaccess', text)
+		self.assertNotIn('cocci', text)
+
+	def test_only_the_architectures_that_build_the_file(self) -> None:
+		i915 = Builders(frozenset({('x86', None)}), '', 'DRM_I915 depends on X86 && PCI')
+		text = ' '.join(changelog.message(_facts(
+			'drivers/gpu/drm/i915/i915_query.c', i915, (('powerpc', None), ('x86', 64)))).split())
+		self.assertIn('is built for x86 only (DRM_I915 depends on X86 && PCI)', text)
+		self.assertNotIn('powerpc', text)
+		self.assertIn('On 32-bit x86, the scope begins the region with '
+			      'user_write_access_begin() as before.', text)
+
+	def test_a_generic_file(self) -> None:
+		text = ' '.join(changelog.message(_facts(
+			'kernel/info.c', Builders(frozenset(), ''), (('powerpc', None), ('x86', 64)))).split())
+		self.assertIn('kernel/info.c is built for every architecture.', text)
+		self.assertIn('On powerpc, which masks user pointers', text)
+		self.assertIn('On x86-64, which masks user pointers', text)
+		self.assertIn('On the architectures that do not mask, the scope begins', text)
 
 	def test_a_run_time_size_says_what_changes_at_the_top(self) -> None:
-		region = rg.CensusRegion('fs/select.c', 1014, 2, 'do_sys_poll', Tag('two-level'),
-				   'write region; on ufds; unchecked size nfds * sizeof(*ufds)')
-		entry = rg.Entry(region, begin='user_write_access_begin',
-				 scope='scoped_user_write_access_size')
-		self.assertEqual('nfds * sizeof(*ufds)', entry.unchecked_size)
-		self.assertEqual('ufds', entry.pointer)
-		text = ' '.join(commits.commit_message('select', ['fs/select.c'], [entry], [],
-						       'A <a@example.org>', 'rules.cocci').split())
-		self.assertIn('do_sys_poll() accesses a range whose size is known only at run time '
-			      '(nfds * sizeof(*ufds))', text)
-		self.assertIn('for every constant size up to a page', text)
-		# Built only where nothing masks: nothing to say.
-		entry.region = rg.CensusRegion('arch/x86/lib/usercopy_32.c', 1, 2, 'f', Tag('two-level'),
-					 'write region; on p; unchecked size n')
-		text = ' '.join(commits.commit_message('x86/lib', [entry.region.file], [entry], [],
-						       'A <a@example.org>', 'rules.cocci').split())
-		self.assertNotIn('known only at run time', text)
+		text = ' '.join(changelog.message(_facts(
+			'fs/info.c', Builders(frozenset(), ''), (('x86', 64),),
+			'write region; on info; unchecked size n * sizeof(*info)')).split())
+		self.assertIn("The size of put_info()'s range, n * sizeof(*info), is known only at run "
+			      'time', text)
 
-	def test_long_names_wrap(self) -> None:
-		entries = [e for e in _entries() if e.status is Status.CONVERTED]
-		for e in entries:
-			e.begin, e.scope = 'masked_user_write_access_begin', 'scoped_user_write_access_size'
-		msg = commits.commit_message('fs/readdir', ['fs/readdir.c'], entries, entries,
-					     'A U Thor <a@example.org>', 'convert_scoped_uaccess.cocci')
-		self.assertTrue(all(len(line) <= 75 for line in msg.splitlines()), msg)
-		self.assertIn('nothing changes at run time', ' '.join(msg.split()))
+	def test_the_tests_that_reached_it_and_why_not(self) -> None:
+		tests = {('fs/info.c', 'put_info'): changelog.Coverage(
+			('info.get (x86_64)', 'info.get (i386)'))}
+		text = ' '.join(changelog.message(_facts('fs/info.c', Builders(frozenset(), ''),
+							 (('x86', 64),), tests=tests)).split())
+		self.assertIn('Each access of put_info() was made to fault in turn, through info() on '
+			      'x86-64 and i386 (compat)', text)
+		tests = {('fs/info.c', 'put_info'): changelog.Coverage((), 'no device in QEMU')}
+		text = ' '.join(changelog.message(_facts('fs/info.c', Builders(frozenset(), ''),
+							 (('x86', 64),), tests=tests)).split())
+		self.assertIn('Nothing here runs put_info(): no device in QEMU.', text)
 
 	def test_scopes_paired_in_order(self) -> None:
 		diff = ('--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-\tif (!user_access_begin(p, 4))\n'

@@ -22,7 +22,7 @@ from scoped_uaccess.kernel import multitool
 from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel.tree import kernel_version
 
-REPORTS = paths.REPO / 'reports'
+REPORTS = paths.REPORTS
 
 
 class Verdict(enum.Enum):

@@ -15,6 +15,7 @@ import collections
 import concurrent.futures
 import contextlib
 import fcntl
+import json
 import os
 import re
 import shutil
@@ -28,8 +29,9 @@ from scoped_uaccess.kernel import worktree
 from scoped_uaccess.checker import check
 from scoped_uaccess.cocci import api, inlines, spatch
 from scoped_uaccess.convert import spatch_passes
-from scoped_uaccess.convert.commits import (commit_message, group_files, prefix_from_history,
-						  prefix_from_path, with_preexisting)
+from scoped_uaccess.convert import changelog
+from scoped_uaccess.convert.commits import (group_files, prefix_from_history, prefix_from_path,
+					    with_preexisting)
 from scoped_uaccess.convert.regions import (Entry, added_scopes, begin_call,
 						  conversion_json, pair_scopes,
 						  summary_markdown)
@@ -366,6 +368,9 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 	"""One commit per subject prefix; checkpatch on each; format-patch."""
 	signoff = _identity(runner, request.tree)
 	prefixes = {name: subject_prefix(runner, request.tree, commit, name) for name in rewritten}
+	arches = builders.Tree(wt)
+	masking = treefacts.masking_variants(wt)
+	coverage = changelog.optional_coverage(_sweep_report(request.tree))
 	staging = Path(tempfile.mkdtemp(prefix='.convert-', dir=request.out.parent
 					if request.out.parent.exists() else None))
 	try:
@@ -378,8 +383,12 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 			if not diff.strip() or not done:
 				continue
 			left = [e for name in group for e in entries[name] if e.status is Status.SKIPPED]
-			message = commit_message(prefix, group, done, left, signoff, request.rules.name,
-						 treefacts.masking_arches(wt))
+			message = changelog.message(changelog.PatchFacts(
+				prefix, group, done, left, {n: builders.builders(wt, n, arches) for n in group},
+				masking, {n: runner.run(git(wt, 'show', f'{commit}:{n}'), Output.CAPTURE).output
+					  for n in group},
+				{n: (wt / n).read_text(errors='replace') for n in group},
+				[note for e in done for note in e.notes], coverage, signoff))
 			msg = staging / 'message'
 			msg.write_text(message)
 			# Debian's .gitignore ignores everything: -f.
@@ -440,6 +449,17 @@ def commit_and_export(runner: Runner, request: ConvertRequest, wt: Path, commit:
 		return [request.out / n for n in names]
 	finally:
 		shutil.rmtree(staging, ignore_errors=True)
+
+
+def _sweep_report(kdir: Path) -> Optional[dict]:
+	"""The committed fault sweep report of the tree's version, whose
+	regions say which syscalls made each converted function's accesses
+	fault (for the changelogs); None when there is none."""
+	path = paths.REPORTS / f'linux-{tree.makefile_version(kdir)}' / 'faultsweep.json'
+	try:
+		return json.loads(path.read_text())
+	except (OSError, ValueError):
+		return None
 
 
 def meta(request: ConvertRequest, result: ConvertResult, runner: Runner) -> dict:

@@ -6,13 +6,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
-from scoped_uaccess.convert import install
+from scoped_uaccess.convert import claims, install
 from scoped_uaccess.convert.driver import ConvertRequest, run_convert
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, relative
-from scoped_uaccess.kernel import series, tree
+from scoped_uaccess.kernel import builders, series, tree
 
 CONVERT_OUT = paths.RESULTS / 'convert'
 REGEN_OUT = paths.RESULTS / 'convert-regen'
@@ -86,9 +86,20 @@ def regen_step(runner: Runner, request: ConvertRequest, patches: Path) -> Outcom
 	if committed.is_file() and committed.read_text() != (request.out / 'conversion.json').read_text():
 		problems.append(f'{relative(committed)} differs from the regenerated '
 				f'{relative(request.out)}/conversion.json')
-	for p in problems:
+	contradictions = claims_of(request.tree, [patches / n for n in parts.conversions])
+	for p in problems + contradictions:
 		runner.say(f'convert-regen: {p}')
 	summary = (f'{len(have)} regenerated patch(es) against {len(want)} in patches/'
-		   f'{"; " + str(len(problems)) + " difference(s)" if problems else ", identical"}')
+		   f'{"; " + str(len(problems)) + " difference(s)" if problems else ", identical"}; '
+		   f'{len(contradictions)} changelog claim(s) the diffs or the tree contradict')
+	problems += contradictions
 	runner.say(f'convert-regen: {summary}')
 	return Outcome.findings(summary) if problems else Outcome.ok(summary)
+
+
+def claims_of(kdir: Path, patches: list[Path]) -> list[str]:
+	"""What the committed conversions' changelogs say that their diffs or
+	the tree (the architectures that build each file) contradict."""
+	arches = builders.Tree(kdir)
+	files = {f for p in patches for f in claims.read_patch(p).files}
+	return claims.check_series(patches, {f: builders.builders(kdir, f, arches) for f in files})

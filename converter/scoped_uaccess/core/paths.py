@@ -14,6 +14,7 @@ BASELINE_TREE = BUILD / 'wt-baseline'
 # validate the series' objects.
 CONVERTED_TREE = BUILD / 'wt-validate-converted'
 PATCHES = REPO / 'patches'
+REPORTS = REPO / 'reports'
 # The x86_64 kernel configuration of KUnit, the userspace tests and the
 # x86_64 fault sweep (testcases/kernel/README).
 X86_64_CONFIG = REPO / 'testcases' / 'kernel' / 'x86_64.config'

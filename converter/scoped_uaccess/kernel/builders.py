@@ -45,6 +45,7 @@ class Builders:
 	"""The architectures that build a file; empty: every architecture."""
 	variants: frozenset[Variant]
 	why: str			# the Makefile or Kconfig line that decides it
+	because: str = ''		# in Kconfig's words, for a changelog: `DRM_I915 depends on X86 && PCI`
 
 	@property
 	def everywhere(self) -> bool:
@@ -73,6 +74,7 @@ class Tree:
 	def __init__(self, root: Path) -> None:
 		self.root = root
 		self._allowed: dict[str, Optional[frozenset[Variant]]] = {}
+		self._reasons: dict[str, str] = {}
 
 	@lru_cache(maxsize=None)
 	def kconfig(self) -> dict[str, list[tuple[str, list[str]]]]:
@@ -127,7 +129,22 @@ class Tree:
 				w = self._term(term)
 				if w is not None:
 					v = w if v is None else _meet(v, w)
+					if not file.startswith('arch/'):
+						self._reasons.setdefault(symbol, f'{symbol} depends on {expr}')
 		return v
+
+	def reason(self, symbol: str) -> str:
+		"""Why symbol is only set on some architectures, in Kconfig's words:
+		`DRM_I915 depends on X86 && PCI`, `only arm64, ... define COMPAT`."""
+		if symbol in self._reasons:
+			return self._reasons[symbol]
+		defs = self.kconfig().get(symbol, [])
+		arches = sorted({f.split('/')[1] for f, _ in defs if f.startswith('arch/')})
+		if defs and len(arches) == len({f for f, _ in defs}) and arches:
+			return (f'{symbol} is defined by ' + (arches[0] if len(arches) == 1 else
+							      ', '.join(arches[:-1]) + ' and ' + arches[-1]))
+		return f'{symbol} is set there'
+
 
 	def _term(self, term: str) -> Optional[frozenset[Variant]]:
 		"""What one operand of a `depends on` allows (None: anything)."""
@@ -288,6 +305,7 @@ def builders(root: Path, path: str, tree: Optional[Tree] = None) -> Builders:
 	variants: set[Variant] = set()
 	everywhere = False
 	deciding: list[str] = []
+	reasons: list[str] = []
 	for symbols, width, _ in ways:
 		v: Optional[frozenset[Variant]] = frozenset({(arch, width or None)}) if arch else \
 			(frozenset({('', width)}) if width else None)
@@ -296,12 +314,15 @@ def builders(root: Path, path: str, tree: Optional[Tree] = None) -> Builders:
 			if allowed is not None:
 				v = allowed if v is None else _meet_any(v, allowed)
 				deciding.append(tree.why(s.lstrip('!')))
+				if not s.startswith('!') and not (arch and s.startswith(arch.upper())):
+					reasons.append(tree.reason(s))
 		if v is None:
 			everywhere = True
 		else:
 			variants |= v
 	why = '; '.join(dict.fromkeys([w for _, _, w in ways] + deciding))
-	return Builders(frozenset() if everywhere else frozenset(variants), why)
+	return Builders(frozenset() if everywhere else frozenset(variants), why,
+			'; '.join(dict.fromkeys(reasons)))
 
 
 def _meet_any(a: frozenset[Variant], b: frozenset[Variant]) -> frozenset[Variant]:
