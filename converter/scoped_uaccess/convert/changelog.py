@@ -266,9 +266,13 @@ def transformations(f: PatchFacts) -> list[str]:
 				f'{c}() ({w})' for c, w in sorted(e.kept_calls.items())) + '.')
 		if mode_of(e.begin) == 'rw' and mode_of(e.scope) in ('read', 'write'):
 			verb = _MODE_VERB[mode_of(e.scope)]
+			b = f.builders.get(e.region.file)
+			kuap = (', which powerpc\'s KUAP then opens user access for alone'
+				if b is None or b.builds('powerpc') else
+				'; on x86 both open user access whole, and the scope says what the '
+				'region does')
 			out.append(f'{fn} began the region for reading and writing but only {verb} '
-				   'user memory: the scope opens for that alone, which is what KUAP '
-				   'lets through where it opens user access by direction (powerpc).')
+				   f'user memory: the scope opens for that{kuap}.')
 		if e.begin and _mismatched(f, e):
 			out.append(f'{fn} began the region with {e.begin}() but ended it with '
 				   'user_access_end(); the scope ends it with the end of its own mode.')
