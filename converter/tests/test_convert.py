@@ -186,9 +186,9 @@ class MessageTest(unittest.TestCase):
 		text = ' '.join(msg.split())
 		self.assertEqual('x86/info: Convert put_info() to scoped user access', lines[0])
 		self.assertEqual('Signed-off-by: A U Thor <a@example.org>', lines[-1])
-		self.assertIn('put_info() writes user memory through info in a region begun with '
+		self.assertIn('put_info() writes user memory in a region begun with '
 			      'user_write_access_begin() and ended by two calls to '
-			      'user_write_access_end(), one of them at Efault.', text)
+			      'user_write_access_end(), one at the fault label Efault.', text)
 		self.assertIn('On x86-64, which masks user pointers, the scope of put_info() masks '
 			      'info instead of checking it: the access_ok() compare and the LFENCE '
 			      'after it go', text)

@@ -69,12 +69,27 @@ def _count(n: int, thing: str) -> str:
 
 
 def _body(text: str, fn: str) -> list[str]:
-	"""The lines of fn's body in a file's text (kernel layout)."""
+	"""The lines of fn's body in a file's text (kernel layout); a compat
+	syscall whose body is shared with the native one under #ifdef is
+	found under either name."""
 	lines = text.split('\n')
-	for name, lo, hi in functions(lines):
-		if name == fn:
-			return lines[lo:hi]
-	return []
+	found = {name: (lo, hi) for name, lo, hi in functions(lines)}
+	other = re.sub(r'^(compat_)?sys_', 'sys_', fn)
+	lo, hi = found.get(fn) or found.get(other) or (0, 0)
+	return lines[lo:hi]
+
+
+def grouped(items: list[tuple[str, str]]) -> list[str]:
+	"""Sentences about functions, one per distinct text: items are
+	(function, text with `{fn}` for its name and `{s}` where a verb takes
+	an s for one function); functions with the same text share it."""
+	by_text: dict[str, list[str]] = {}
+	for fn, text in items:
+		by_text.setdefault(text, []).append(fn)
+	return [text.format(fn=names(f + '()' for f in fns), s='s' if len(fns) == 1 else '',
+			    es='es' if len(fns) == 1 else '', ies='ies' if len(fns) == 1 else 'y',
+			    it='it' if len(fns) == 1 else 'them', its='its' if len(fns) == 1 else 'their')
+		for text, fns in by_text.items()]
 
 
 def variant_words(v: Variant) -> str:
@@ -87,9 +102,10 @@ def variant_words(v: Variant) -> str:
 # ---- the paragraphs ----------------------------------------------------------
 
 def what(f: PatchFacts) -> str:
-	"""What each function's region did, in numbers the diff shows, and the
-	one sentence on what a scope does."""
-	parts = []
+	"""What each function's region did, in numbers the diff shows
+	(functions alike share a sentence), and the one sentence on what a
+	scope does."""
+	items = []
 	for fn, group in _by_function(f.entries).items():
 		e = group[0]
 		old = _body(f.old.get(e.region.file, ''), fn)
@@ -99,17 +115,20 @@ def what(f: PatchFacts) -> str:
 			  if (m := LABEL.match(line)) and _END.search(old[k + 1])]
 		modes = {mode_of(g.scope or g.begin) for g in group}
 		mode = 'rw' if 'rw' in modes or modes == {'read', 'write'} else modes.pop()
-		pointers = names(g.pointer for g in group if g.pointer) or 'a user pointer'
+		verb = {'read': 'read{s}', 'write': 'write{s}', 'rw': 'read{s} and write{s}'}[mode]
 		begins = names(f'{g.begin}()' for g in group if g.begin)
-		where = f', {_count(len(labels), "of them")} at {names(labels)}' if labels else ''
-		regions = 'a region' if len(group) == 1 else _count(len(group), 'region')
-		parts.append(f'{fn}() {_MODE_VERB[mode]} user memory through {pointers} in {regions} '
-			     f'begun with {begins} and ended by {_count(len(ends), "call")} to '
-			     f'{names(f"{x}()" for x in dict.fromkeys(ends))}{where}.')
+		regions = 'a region' if len(group) == 1 else f'{_count(len(group), "region")}'
+		ended = (f'ended by {_count(len(ends), "call")} to '
+			 f'{names(f"{x}()" for x in dict.fromkeys(ends))}' if ends else
+			 'ended where the code closes it')
+		at = f', {"one" if len(labels) == 1 else _NUMBERS[min(len(labels), 10)]} at the fault ' \
+		     f'label{"" if len(labels) == 1 else "s"} {names(labels)}' if labels else ''
+		items.append((fn, f'{{fn}} {verb} user memory in {regions} begun with {begins} and '
+			      f'{ended}{at}.'))
 	scopes = names(f'{e.scope}()' for e in f.entries if e.scope)
-	return _para(' '.join(parts) + f'  With {scopes}, the region ends wherever the block is '
-		     'left, so those calls go, and the accesses can use only the pointer the scope '
-		     'began with.')
+	return _para(' '.join(grouped(items)) + f'  With {scopes}, the region ends wherever the '
+		     'block is left, so those calls go, and the accesses can use only the pointer '
+		     'the scope began with.')
 
 
 def runtime(f: PatchFacts) -> str:
@@ -134,17 +153,19 @@ def runtime(f: PatchFacts) -> str:
 				reads = any(mode_of(e.scope or e.begin) in ('read', 'rw') for e in went)
 				gone = (f'the access_ok() compare and {barrier} after it go'
 					if v[0] == 'x86' or reads else 'the access_ok() compare goes')
-				text += (f'  On {words}, which masks user pointers, the scope of '
-					 f'{names(e.region.function + "()" for e in went)} masks '
-					 f'{names(e.pointer for e in went if e.pointer) or "the pointer"} '
-					 f'instead of checking it: {gone}, and a pointer above the top of user '
-					 'space becomes one that faults at the first access, taking the fault '
-					 'path as before.')
+				fnames = list(dict.fromkeys(e.region.function + '()' for e in went))
+				ptrs = list(dict.fromkeys(e.pointer for e in went if e.pointer))
+				text += (f'  On {words}, which masks user pointers, the '
+					 f'{"scope" if len(went) == 1 else "scopes"} of {names(fnames)} '
+					 f'{"masks" if len(went) == 1 else "mask"} {names(ptrs) or "the pointer"} '
+					 f'instead of checking {"it" if len(ptrs) == 1 else "them"}: {gone}, and '
+					 'a pointer above the top of user space becomes one that faults at the '
+					 'first access, taking the fault path as before.')
 			if kept:
-				text += (f'  {"There" if went else f"On {words}, which masks user pointers,"} '
-					 f'{names(e.region.function + "()" for e in kept)} '
-					 f'{"keeps" if len(kept) == 1 else "keep"} access_ok() in front of the '
-					 f'scope, for the reason below, and {barrier} after it goes.')
+				text += (f'  {f"On {words}" if went else f"On {words}, which masks user pointers,"} '
+					 + ' '.join(grouped([(e.region.function, f'{{fn}} keep{{s}} '
+						      f'access_ok({e.pointer}, ...) in front of the scope, for the '
+						      f'reason below, and {barrier} after it goes.') for e in kept])))
 		others = _others(b, where)
 		if others:
 			text += (f'  {others} the scope begins the region with '
@@ -239,44 +260,46 @@ def range_checks(f: PatchFacts) -> list[str]:
 
 
 def transformations(f: PatchFacts) -> list[str]:
-	"""What the conversion did beyond the scope, per function."""
-	out = []
+	"""What the conversion did beyond the scope; functions alike share a
+	sentence."""
+	items: list[tuple[str, str]] = []
 	for e in f.entries:
-		fn = f'{e.region.function}()'
+		fn = e.region.function
 		t = e.region.transformations
 		if 'rederive' in t and e.recomputed:
-			out.append(f'{fn} computed {names(e.recomputed)} from {e.pointer} before the '
-				   'region; the scope computes it again from its own pointer first, so '
-				   'that the accesses through it use the masked value too.')
+			them = 'it' if len(e.recomputed) == 1 else 'them'
+			items.append((fn, f'{{fn}} computed {names(e.recomputed)} from {e.pointer} before '
+				      f'the region; the scope computes {them} again from its own pointer '
+				      f'first, so that the accesses through {them} use the masked value too.'))
 		if 'cursor' in t:
-			out.append(f'{fn} moved {e.pointer} along the range; the scope\'s pointer is '
-				   'const, so a cursor starting at it walks instead.')
+			items.append((fn, f'{{fn}} moved {e.pointer} along the range; the scope\'s pointer '
+				      'is const, so a cursor starting at it walks instead.'))
 		if 'local-pointer' in t:
-			out.append(f'{fn} began the region on {e.pointer}; the scope opens on a local '
-				   'set to the same value, as it needs a variable to shadow.')
+			items.append((fn, f'{{fn}} began the region on {e.pointer}; the scope opens on a '
+				      'local set to the same value, as it needs a variable to shadow.'))
 		if 'tail-out' in t:
-			out.append(f'{fn} ended the region early on one path to call code that must '
-				   'run with user access closed; that code now runs after the scope, at '
-				   'a label the scope leaves through.')
+			items.append((fn, '{fn} ended the region early on one path to call code that must '
+				      'run with user access closed; that code now runs after the scope, at '
+				      'a label the scope leaves through.'))
 		if 'invert-begin' in t:
-			out.append(f'{fn} tested the begin positively; the other branch runs at a '
-				   'label the scope jumps to when it refuses the pointer.')
+			items.append((fn, '{fn} tested the begin positively; the other branch runs at a '
+				      'label the scope jumps to when it refuses the pointer.'))
 		if e.kept_calls:
-			out.append(f'The scope of {fn} keeps the calls the region made: ' + ', '.join(
-				f'{c}() ({w})' for c, w in sorted(e.kept_calls.items())) + '.')
+			items.append((fn, 'The scope of {fn} keeps the calls the region made: ' + ', '.join(
+				f'{c}() ({w})' for c, w in sorted(e.kept_calls.items())) + '.'))
 		if mode_of(e.begin) == 'rw' and mode_of(e.scope) in ('read', 'write'):
-			verb = _MODE_VERB[mode_of(e.scope)]
+			verb = mode_of(e.scope)
 			b = f.builders.get(e.region.file)
 			kuap = (', which powerpc\'s KUAP then opens user access for alone'
 				if b is None or b.builds('powerpc') else
 				'; on x86 both open user access whole, and the scope says what the '
 				'region does')
-			out.append(f'{fn} began the region for reading and writing but only {verb} '
-				   f'user memory: the scope opens for that{kuap}.')
+			items.append((fn, f'{{fn}} began the region for reading and writing but only '
+				      f'{verb}{{s}} user memory: the scope opens for that{kuap}.'))
 		if e.begin and _mismatched(f, e):
-			out.append(f'{fn} began the region with {e.begin}() but ended it with '
-				   'user_access_end(); the scope ends it with the end of its own mode.')
-	return [_para(p) for p in out]
+			items.append((fn, f'{{fn}} began the region with {e.begin}() but ended it with '
+				      'user_access_end(); the scope ends it with the end of its own mode.'))
+	return [_para(p) for p in grouped(items)]
 
 
 def _mismatched(f: PatchFacts, e: Entry) -> bool:

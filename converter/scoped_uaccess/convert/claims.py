@@ -110,8 +110,9 @@ def access_ok_claims(p: Patch) -> list[str]:
 	problems = []
 	added = {_syscall(fn) for (_, fn), lines in p.hunks.items()
 		 if any(re.match(r'^\+\s*if \(!access_ok\(', x) for x in lines)}
-	present = {_syscall(fn) for (_, fn), lines in p.hunks.items()
-		   if any(re.match(r'^[+ ]\s*if \(!access_ok\(', x) for x in lines)}
+	kept = {(_syscall(fn), m.group(1)) for (_, fn), lines in p.hunks.items() for x in lines
+		if (m := re.match(r'^[+ ]\s*if \(!access_ok\(([^,]+),', x))}
+	present = {fn for fn, _ in kept}
 	said = set()
 	for para in p.paragraphs:
 		for s in _sentences(para):
@@ -132,8 +133,12 @@ def access_ok_claims(p: Patch) -> list[str]:
 			if 'access_ok(' in s and re.search(r'\bgo(es)?\b', s) and 'in front of' not in s:
 				named = [f for f in _functions_named(s) if f not in _NOT_SUBJECTS] or \
 					sorted(present)
+				# `masks p, q and r instead of checking them`: those pointers
+				m = re.search(r'\bmasks? (.+?) instead of checking', s)
+				ptrs = set(re.split(r', | and ', m.group(1))) if m else None
 				for fn in named:
-					if _syscall(fn) in present:
+					if any(f == _syscall(fn) and (ptrs is None or ptr in ptrs)
+					       for f, ptr in kept):
 						problems.append(f'{p.name}: says the access_ok() of {fn}() goes, '
 								'and the diff keeps one in front of its scope')
 	for fn in sorted(added - said):
