@@ -7,5 +7,5 @@
 # spatch runner, the header index); analysis is the code
 # convert_scoped_uaccess.cocci imports inside spatch, and imports nothing
 # but cocci and core; checker and convert are the two tools' drivers.
-FLOORS = ('core', 'kernel', 'cocci', 'analysis', 'checker', 'convert', 'kunit', 'userspace',
-	  'sweep', 'gates', 'bench', 'cli')
+FLOORS = ('core', 'kernel', 'cocci', 'analysis', 'checker', 'convert', 'post', 'kunit',
+	  'userspace', 'sweep', 'gates', 'bench', 'cli')

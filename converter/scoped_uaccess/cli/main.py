@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from scoped_uaccess.cli import bench, cocci, doctables, gates, kernel
+from scoped_uaccess.cli import bench, cocci, doctables, gates, kernel, post
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import ScopedUaccessError
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
 				       "tree's: patches/ for 6.12, patches/linux-7.3/ for 7.3)")
 		return p
 
-	for module in (kernel, gates, cocci, bench):
+	for module in (kernel, gates, cocci, post, bench):
 		module.add_commands(add)
 	p = add('doc-tables', cmd_doc_tables, 'check (or --write) the tables README.md and docs/ '
 		'share with the code: commands, checker classes, gates', kdir=False)

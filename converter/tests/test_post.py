@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+"""post/: the sender's identity, the patches in their name, and who takes
+each patch as get_maintainer.pl says."""
+
+import os
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+from support import quiet_runner
+from scoped_uaccess.core.errors import UsageError
+from scoped_uaccess.post import groups, series
+
+PATCH = """From 0123abc Mon Sep 17 00:00:00 2001
+From: Seed 856ff4c8 maintainers
+ <maintainers@users.noreply.a-seed-856ff4c8.example>
+Date: Sun, 6 Dec 2026 11:34:22 +0000
+Subject: [PATCH 03/17] powerpc/signal32: Convert to scoped user access
+
+Body.
+
+Signed-off-by: Seed 856ff4c8 maintainers <maintainers@users.noreply.a-seed-856ff4c8.example>
+---
+"""
+# What scripts/get_maintainer.pl --no-git --no-rolestats --scm --subsystem
+# printed for 7.3.4's powerpc/signal32 patch.
+GET_MAINTAINER = """Madhavan Srinivasan <maddy@linux.ibm.com>
+Michael Ellerman <mpe@ellerman.id.au>
+"Christophe Leroy (CS GROUP)" <chleroy@kernel.org>
+linuxppc-dev@lists.ozlabs.org
+linux-kernel@vger.kernel.org
+git git://git.kernel.org/pub/scm/linux/kernel/git/powerpc/linux.git
+git git://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git
+LINUX FOR POWERPC (32-BIT AND 64-BIT)
+THE REST
+"""
+
+
+class IdentityTest(unittest.TestCase):
+	def test_given_identity(self) -> None:
+		self.assertEqual('A U Thor <a@example.org>',
+				 series.sender_identity(quiet_runner(), ' A U  Thor <a@example.org>'))
+
+	def test_the_placeholder_signs_nothing(self) -> None:
+		with self.assertRaises(UsageError):
+			series.sender_identity(quiet_runner(), 'Seed 856ff4c8 maintainers '
+					       '<maintainers@users.noreply.a-seed-856ff4c8.example>')
+		with self.assertRaises(UsageError):
+			series.sender_identity(quiet_runner(), 'nobody')
+
+	def test_no_identity_configured_stops_with_how_to_set_it(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			env = {'HOME': tmp, 'GIT_CONFIG_GLOBAL': '/dev/null', 'GIT_CONFIG_NOSYSTEM': '1',
+			       'XDG_CONFIG_HOME': tmp}
+			with mock.patch.dict(os.environ, env), mock.patch.object(Path, 'cwd',
+										return_value=Path(tmp)):
+				with self.assertRaises(UsageError) as e:
+					series.sender_identity(quiet_runner(), '')
+		self.assertIn('git config --global user.name', e.exception.one_line())
+
+
+class NameTest(unittest.TestCase):
+	def test_from_and_signoff_are_the_senders(self) -> None:
+		text = series.in_the_name_of(PATCH, 'A U Thor <a@example.org>')
+		self.assertIn('\nFrom: A U Thor <a@example.org>\nDate:', text)
+		self.assertIn('Signed-off-by: A U Thor <a@example.org>', text)
+		self.assertNotIn('a-seed-', text)
+
+
+class GroupsTest(unittest.TestCase):
+	def test_parse(self) -> None:
+		m = groups.parse(GET_MAINTAINER)
+		self.assertEqual(['Madhavan Srinivasan <maddy@linux.ibm.com>',
+				  'Michael Ellerman <mpe@ellerman.id.au>',
+				  '"Christophe Leroy (CS GROUP)" <chleroy@kernel.org>'], m.people)
+		self.assertEqual(['linuxppc-dev@lists.ozlabs.org', 'linux-kernel@vger.kernel.org'],
+				 m.lists)
+		self.assertEqual('LINUX FOR POWERPC (32-BIT AND 64-BIT)', m.section)
+		self.assertEqual(2, len(m.trees))
+
+	def test_slug(self) -> None:
+		self.assertEqual('powerpc', groups.slug('LINUX FOR POWERPC (32-BIT AND 64-BIT)',
+							'powerpc/signal32: Convert to scoped user access'))
+		self.assertEqual('drm-i915', groups.slug('INTEL DRM I915 DRIVER',
+							 'drm/i915/gem: Convert to scoped user access'))
+		self.assertEqual('core', groups.slug('', 'exit: Convert sys_waitid()'))
+
+
+if __name__ == '__main__':
+	unittest.main()
