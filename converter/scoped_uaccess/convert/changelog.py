@@ -73,10 +73,10 @@ def _body(text: str, fn: str) -> list[str]:
 	syscall whose body is shared with the native one under #ifdef is
 	found under either name."""
 	lines = text.split('\n')
-	found = {name: (lo, hi) for name, lo, hi in functions(lines)}
 	other = re.sub(r'^(compat_)?sys_', 'sys_', fn)
-	lo, hi = found.get(fn) or found.get(other) or (0, 0)
-	return lines[lo:hi]
+	bodies = [lines[lo:hi] for name, lo, hi in functions(lines) if name in (fn, other)]
+	# under #ifdef a function may be defined twice: the one with the regions
+	return max(bodies, key=lambda b: sum('access_begin' in x for x in b), default=[])
 
 
 def grouped(items: list[tuple[str, str]]) -> list[str]:
@@ -86,10 +86,16 @@ def grouped(items: list[tuple[str, str]]) -> list[str]:
 	by_text: dict[str, list[str]] = {}
 	for fn, text in items:
 		by_text.setdefault(text, []).append(fn)
-	return [text.format(fn=names(f + '()' for f in fns), s='s' if len(fns) == 1 else '',
-			    es='es' if len(fns) == 1 else '', ies='ies' if len(fns) == 1 else 'y',
-			    it='it' if len(fns) == 1 else 'them', its='its' if len(fns) == 1 else 'their')
+	one = {True: dict(s='s', pl='', es='es', it='it', its='its', has='has'),
+	       False: dict(s='', pl='s', es='', it='them', its='their', has='have')}
+	return [text.format(fn=names(f + '()' for f in fns), **one[len(fns) == 1])
 		for text, fns in by_text.items()]
+
+
+def _template(text: str, fn: str) -> str:
+	"""A sentence about fn as a template for grouped(): its name as {fn},
+	other braces kept."""
+	return text.replace('{', '{{').replace('}', '}}').replace(f'{fn}()', '{fn}')
 
 
 def variant_words(v: Variant) -> str:
@@ -121,8 +127,11 @@ def what(f: PatchFacts) -> str:
 		ended = (f'ended by {_count(len(ends), "call")} to '
 			 f'{names(f"{x}()" for x in dict.fromkeys(ends))}' if ends else
 			 'ended where the code closes it')
-		at = f', {"one" if len(labels) == 1 else _NUMBERS[min(len(labels), 10)]} at the fault ' \
-		     f'label{"" if len(labels) == 1 else "s"} {names(labels)}' if labels else ''
+		which = ('' if len(ends) == 1 else 'both ' if len(labels) == len(ends) == 2 else
+			 'all ' if len(labels) == len(ends) else
+			 f'{"one" if len(labels) == 1 else _NUMBERS[min(len(labels), 10)]} ')
+		at = (f', {which}at the fault label{"" if len(labels) == 1 else "s"} {names(labels)}'
+		      if labels else '')
 		items.append((fn, f'{{fn}} {verb} user memory in {regions} begun with {begins} and '
 			      f'{ended}{at}.'))
 	scopes = names(f'{e.scope}()' for e in f.entries if e.scope)
@@ -146,32 +155,45 @@ def runtime(f: PatchFacts) -> str:
 		text = f'{file} is built for {built}{because}.'
 		went = [e for e in fns if not _kept(f, e)]
 		kept = [e for e in fns if _kept(f, e)]
-		for v in where:
-			words = variant_words(v)
-			barrier = 'the LFENCE' if v[0] == 'x86' else 'the barrier_nospec()'
+		if where:
+			words = names(variant_words(v) for v in where)
+			verb = 'masks' if len(where) == 1 else 'mask'
 			if went:
 				reads = any(mode_of(e.scope or e.begin) in ('read', 'rw') for e in went)
-				gone = (f'the access_ok() compare and {barrier} after it go'
-					if v[0] == 'x86' or reads else 'the access_ok() compare goes')
 				fnames = list(dict.fromkeys(e.region.function + '()' for e in went))
 				ptrs = list(dict.fromkeys(e.pointer for e in went if e.pointer))
-				text += (f'  On {words}, which masks user pointers, the '
+				text += (f'  On {words}, which {verb} user pointers, the '
 					 f'{"scope" if len(went) == 1 else "scopes"} of {names(fnames)} '
 					 f'{"masks" if len(went) == 1 else "mask"} {names(ptrs) or "the pointer"} '
-					 f'instead of checking {"it" if len(ptrs) == 1 else "them"}: {gone}, and '
-					 'a pointer above the top of user space becomes one that faults at the '
-					 'first access, taking the fault path as before.')
+					 f'instead of checking {"it" if len(ptrs) == 1 else "them"}: '
+					 f'{_gone(where, reads)}, and a pointer above the top of user space '
+					 'becomes one that faults at the first access, taking the fault path as '
+					 'before.')
 			if kept:
-				text += (f'  {f"On {words}" if went else f"On {words}, which masks user pointers,"} '
+				text += (f'  {f"There" if went else f"On {words}, which {verb} user pointers,"} '
 					 + ' '.join(grouped([(e.region.function, f'{{fn}} keep{{s}} '
 						      f'access_ok({e.pointer}, ...) in front of the scope, for the '
-						      f'reason below, and {barrier} after it goes.') for e in kept])))
+						      'reason below, and only the barrier after it goes.')
+							     for e in kept])))
 		others = _others(b, where)
 		if others:
 			text += (f'  {others} the scope begins the region with '
 				 f'{names(e.begin + "()" for e in fns if e.begin)} as before.')
 		out.append(_para(text))
 	return '\n\n'.join(out)
+
+
+def _gone(where: list[Variant], reads: bool) -> str:
+	"""What goes: the access_ok() compare, with the LFENCE of x86-64's
+	checked begins and the barrier_nospec() of powerpc's read begins."""
+	barriers = {v: 'the LFENCE' if v[0] == 'x86' else 'the barrier_nospec()'
+		    for v in where if v[0] == 'x86' or (v[0] == 'powerpc' and reads)}
+	if not barriers:
+		return 'the access_ok() compare goes'
+	if len(where) == 1:
+		return f'the access_ok() compare and {barriers[where[0]]} after it go'
+	return 'the access_ok() compare goes, ' + names(
+		f'on {variant_words(v)} with {b} after it' for v, b in barriers.items())
 
 
 def _kept(f: PatchFacts, e: Entry) -> bool:
@@ -210,53 +232,54 @@ def _others(b: Builders, where: list[Variant]) -> str:
 
 def range_checks(f: PatchFacts) -> list[str]:
 	"""Where access_ok() stays in front of a scope, and why; where an
-	earlier check decides; where the end of a range is no longer checked."""
-	out = []
+	earlier check decides; where the end of a range is no longer checked.
+	Functions alike share a sentence."""
+	items: list[tuple[str, str]] = []
 	for e in f.entries:
-		fn = f'{e.region.function}()'
+		fn = e.region.function
 		kept = _kept(f, e)
 		if kept and e.range_exit.startswith('the size '):
 			size = e.range_exit[len('the size '):]
-			out.append(
-				f'{fn} accesses only the members of {e.pointer} whatever {size} says, '
-				f'so access_ok({e.pointer}, {size}) was all that refused a bad {size} '
-				f'(negative, or reaching past the top of user space) with -EFAULT '
-				'before anything was written.  A masked scope checks no size: the check '
-				'stays in front of the scope.  The barrier after it can go, as every '
-				'access is at a constant offset from the masked pointer.')
+			items.append((fn, f'{{fn}} access{{es}} only the members of {e.pointer} whatever '
+				      f'{size} says, so access_ok({e.pointer}, {size}) was all that refused '
+				      f'a bad {size} (negative, or reaching past the top of user space) with '
+				      '-EFAULT before anything was written.  A masked scope checks no size: '
+				      'the check stays in front of the scope.  The barrier after it can go, '
+				      'as every access is at a constant offset from the masked pointer.'))
 		elif kept and e.range_exit.startswith('the access '):
-			out.append(
-				f'{fn} makes {e.range_exit}, at an index that can skip elements, so '
-				'its first access need not be near the start of the range: '
-				f'access_ok() of the whole range stays in front of the scope.')
+			items.append((fn, f'{{fn}} make{{s}} {e.range_exit}, at an index that can skip '
+				      'elements, so the first access need not be near the start of the '
+				      'range: access_ok() of the whole range stays in front of the scope.'))
 		elif kept and e.range_exit:
-			out.append(
-				f'{fn} can leave the region early ({e.range_exit}).  Masking checks where '
-				'a range starts, not where it ends, so with a range that runs past the '
-				'top of user space it could leave that way before an access faults, '
-				'and return that instead of -EFAULT: access_ok() of the whole range '
-				'stays in front of the scope.  The LFENCE after it can go, as in the '
-				'masked copy_from_user(): the accesses walk up from the masked '
-				'pointer, which a mispredicted branch cannot put above the top of user '
-				'space, and going up from there they fault before any kernel address.')
+			items.append((fn, _template(
+				f'{{fn}} can leave the region early ({e.range_exit}).  Masking checks where a '
+				'range starts, not where it ends, so with a range that runs past the top of '
+				'user space it could leave that way before an access faults, and return '
+				'that instead of -EFAULT: access_ok() of the whole range stays in front of '
+				'the scope.  The barrier after it can go, as in the masked '
+				'copy_from_user(): the accesses walk up from the masked pointer, which a '
+				'mispredicted branch cannot put above the top of user space, and going up '
+				'from there they fault before any kernel address.', '')
+				.replace('{{fn}}', '{fn}')))
 		elif e.checked_before:
 			old = f.old.get(e.region.file, '').split('\n')
 			line = old[e.checked_before - 1].strip() if e.checked_before <= len(old) else ''
-			m = re.search(r'(!?access_ok\([^;]*?\)|copy_(?:from|to)_user\()', line)
-			what_ = m.group(1).rstrip('(') + ('()' if m and m.group(1).endswith('(') else '') \
-				if m else 'a check'
-			out.append(
-				f'{fn} checks the same range earlier, on every way to the region '
-				f'({what_.lstrip("!")}), so the range check of the begin always passed: '
-				'the scope needs no access_ok() of its own.')
+			m = re.search(r'(!?access_ok\([^;]*?\)|copy_(?:from|to)_user)\(?', line)
+			what_ = (m.group(1).lstrip('!') + ('()' if m.group(1).startswith('copy') else '')
+				 if m else 'a check')
+			items.append((fn, _template(
+				f'{{fn}} check{{s}} the same range earlier, on every way to the region '
+				f'({what_}), so the range check of the begin always passed: the scope '
+				'needs no access_ok() of its own.', '').replace('{{fn}}', '{fn}')
+				.replace('{{s}}', '{s}')))
 		elif e.unchecked_size:
-			out.append(
-				f'The size of {fn}\'s range, {e.unchecked_size}, is known only at run '
-				'time, and masking checks where a range starts: one that starts below '
-				'the top of user space and runs past it is no longer refused up front; '
-				'the accesses below the top are made and the first one past it faults, '
-				'taking the fault path as a refused range did.')
-	return [_para(p) for p in out]
+			items.append((fn, _template(
+				f'The size of the range, {e.unchecked_size}, is known only at run time in '
+				'{fn}, and masking checks where a range starts: one that starts below the '
+				'top of user space and runs past it is no longer refused up front; the '
+				'accesses below the top are made and the first one past it faults, taking '
+				'the fault path as a refused range did.', '').replace('{{fn}}', '{fn}')))
+	return [_para(p) for p in grouped(items)]
 
 
 def transformations(f: PatchFacts) -> list[str]:
@@ -311,40 +334,41 @@ def _mismatched(f: PatchFacts, e: Entry) -> bool:
 
 
 def cleanups(f: PatchFacts) -> list[str]:
-	"""What tidy did, one paragraph for a function's notes."""
+	"""What tidy did, functions alike sharing a sentence."""
 	by_fn: dict[str, list[str]] = {}
 	for n in f.notes:
 		if n.kind == 'return':
-			by_fn.setdefault(n.function, []).append(
-				f'{n.function}() returns the result from inside the scope, which ends the '
+			text = (f'{{fn}} return{{s}} the result from inside the scope, which ends the '
 				f'region on the way out; {n.text}, which held it, goes.')
 		else:
-			by_fn.setdefault(n.function, []).append(n.text)
-	return [_para(' '.join(dict.fromkeys(texts))) for texts in by_fn.values()]
+			text = _template(n.text, n.function)
+		by_fn.setdefault(n.function, [])
+		if text not in by_fn[n.function]:
+			by_fn[n.function].append(text)
+	# one paragraph per set of clean-ups that functions share
+	items = [(fn, '  '.join(texts)) for fn, texts in by_fn.items()]
+	return [_para(p) for p in grouped(items)]
 
 
 def tested(f: PatchFacts) -> str:
 	"""Which runs made the functions' accesses fault, and which functions no
 	test here reaches, with the reason."""
-	reached, unreached = {}, {}
-	for e in f.entries:
+	items: list[tuple[str, str]] = []
+	for e in dict((e.region.function, e) for e in f.entries).values():
 		c = f.tests.get((e.region.file, e.region.function))
 		if c is None:
 			continue
 		if c.reached_by:
-			reached[e.region.function] = c.reached_by
+			calls = names(dict.fromkeys(r.split(' (')[0].split('.')[0] + '()' for r in c.reached_by))
+			archs = names(dict.fromkeys(_arch(r) for r in c.reached_by))
+			items.append((e.region.function, f'Each access of {{fn}} was made to fault in turn, '
+				      f'through {calls} on {archs}, with the same results before and after '
+				      'the patch.'))
 		else:
-			unreached.setdefault(c.unreached or 'no test reaches it', []).append(
-				e.region.function)
-	parts = []
-	for fn, runs in reached.items():
-		calls = names(dict.fromkeys(r.split(' (')[0].split('.')[0] + '()' for r in runs))
-		archs = names(dict.fromkeys(_arch(r) for r in runs))
-		parts.append(f'Each access of {fn}() was made to fault in turn, through {calls} on '
-			     f'{archs}, with the same results before and after the patch.')
-	for why, fns in unreached.items():
-		parts.append(f'Nothing here runs {names(x + "()" for x in fns)}: {why}.')
-	return _para(' '.join(parts)) if parts else ''
+			items.append((e.region.function, 'No test here runs {fn}: '
+				      + (c.unreached or 'no test reaches it').replace('{', '{{')
+				      .replace('}', '}}') + '.'))
+	return _para(' '.join(grouped(items))) if items else ''
 
 
 def _arch(run: str) -> str:
