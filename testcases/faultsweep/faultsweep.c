@@ -132,6 +132,7 @@ struct run {
 	unsigned char *obj;	/* the object (a bad pointer for the last three) */
 	size_t mapped;		/* bytes of the object before the boundary */
 	bool full;		/* mapped == size: the reference run */
+	unsigned long arg;	/* the argument sweep: the value of the argument */
 	long ret;
 	int err;
 	char state[200];
@@ -1839,6 +1840,457 @@ static void sweep(const struct path *p)
 }
 
 /* ------------------------------------------------------------------ */
+/*
+ * The argument sweep: the values a range check decides on.  A row is a
+ * path of the table above and one argument of its syscall that sets the
+ * range or the pointer of a user access region: a size or count (A_SIZE)
+ * or the object's address (A_PTR).  The call is made once per value, in
+ * a child, and gives a record `pos=arg:<argument>=<value>`.
+ *
+ * A size row puts the object at the start of a window of ARGWIN bytes
+ * that ends at the top of the user address space (the rest of the window
+ * is the sentinel, so that what the kernel reads there is not a valid
+ * continuation), and passes the size or count: 0, the exact one, the one
+ * whose range reaches the top and the one that passes it, and values
+ * that no range check accepts; the data map covers the whole window.  A
+ * pointer row passes the exact size and moves the pointer: the object
+ * ending at the top, one byte below the top, the top, above it, kernel
+ * and non-canonical addresses, and addresses whose range wraps.  The
+ * reference run ('G') is each row's first value.
+ */
+
+#define ARGWIN		3072	/* <= PAGE_SIZE: openat2 and sched_setattr take it */
+
+enum argkind { A_SIZE, A_PTR };
+
+enum argbase {
+	B_NUM,		/* off */
+	B_EXACT,	/* the object's size in units, + off */
+	B_NEGEXACT,	/* minus the object's size (in units, or in bytes for a pointer) */
+	B_TOP,		/* size: the range ends at the top, + off; pointer: top + off */
+	B_TOPSIZE,	/* pointer: the object ends at the top */
+	B_PAGE,		/* size: PAGE_SIZE in units, + off; pointer: top + PAGE_SIZE */
+};
+
+struct argval {
+	const char *name;
+	enum argbase base;
+	long long off;
+	bool wide;	/* only where a long has 64 bits (else it repeats another value) */
+};
+
+static const struct argval size_values[] = {
+	{ "exact", B_EXACT, 0, false },		/* first: the reference run */
+	{ "0", B_NUM, 0, false },
+	{ "exact-1", B_EXACT, -1, false },
+	{ "top", B_TOP, 0, false },
+	{ "top+1", B_TOP, 1, false },
+	{ "2^31", B_NUM, 1LL << 31, true },
+	{ "INT_MAX", B_NUM, INT_MAX, false },
+	{ "2^32", B_NUM, 1LL << 32, true },
+	{ "UINT_MAX", B_NUM, UINT_MAX, true },
+	{ "2^52", B_NUM, 1LL << 52, true },
+	{ "LONG_MAX", B_NUM, LLONG_MAX, true },
+	{ "-1", B_NUM, -1, false },
+	{ "-exact", B_NEGEXACT, 0, false },
+	{ "INT_MIN", B_NUM, INT_MIN, false },
+	{ "LONG_MIN", B_NUM, LLONG_MIN, true },
+	{ NULL, B_NUM, 0, false },
+};
+
+static const struct argval ptr_values[] = {
+	{ "top-size", B_TOPSIZE, 0, false },	/* first: the reference run */
+	{ "top-1", B_TOP, -1, false },
+	{ "top", B_TOP, 0, false },
+	{ "top+page", B_PAGE, 0, false },
+	{ "null", B_NUM, 0, false },
+#ifdef KPTR
+	{ "kernel", B_NUM, (long long)KPTR, false },
+#endif
+#ifdef NONCANON
+	{ "noncanon", B_NUM, (long long)NONCANON, false },
+#endif
+#ifdef BEYOND
+	{ "beyond", B_NUM, BEYOND, false },
+#endif
+	{ "2^52", B_NUM, 1LL << 52, true },
+	{ "LONG_MAX", B_NUM, LONG_MAX, false },
+	{ "LONG_MIN", B_NUM, LONG_MIN, false },
+	{ "-size", B_NEGEXACT, 0, false },
+	{ "-1", B_NUM, -1, false },
+	{ NULL, B_NUM, 0, false },
+};
+
+/* Limits of single arguments, checked before any range. */
+static const struct argval vsx_values[] = {
+	{ "exact+256", B_EXACT, 256, false },	/* the kernel's ucontext, with VSX room */
+	{ NULL, B_NUM, 0, false },
+};
+static const struct argval uio_values[] = {
+	{ "UIO_MAXIOV", B_NUM, 1024, false },
+	{ "UIO_MAXIOV+1", B_NUM, 1025, false },
+	{ NULL, B_NUM, 0, false },
+};
+static const struct argval nofile_values[] = {
+	{ "RLIMIT_NOFILE", B_NUM, 1024, false },
+	{ "RLIMIT_NOFILE+1", B_NUM, 1025, false },
+	{ NULL, B_NUM, 0, false },
+};
+static const struct argval page_values[] = {
+	{ "PAGE_SIZE", B_PAGE, 0, false },
+	{ "PAGE_SIZE+1", B_PAGE, 1, false },
+	{ NULL, B_NUM, 0, false },
+};
+static const struct argval rseq_values[] = {
+	{ "32", B_NUM, 32, false },		/* ORIG_RSEQ_SIZE */
+	{ NULL, B_NUM, 0, false },
+};
+
+struct argrow {
+	const char *path;	/* the path (paths[]) whose object, setup and fill it takes */
+	const char *arg;	/* the argument, as the kernel names it */
+	enum argkind kind;
+	unsigned int unit;	/* A_SIZE: bits per unit of the argument */
+	int bias;		/* A_SIZE: added to a count (maxnode counts one bit more) */
+	const struct argval *extra;	/* NULL or the argument's own limits */
+	/* NULL, or puts the value into the object (a size the object carries) */
+	void (*poke)(unsigned char *obj, unsigned long v);
+	/* the call with r->arg; NULL: the path's call (pointer rows) */
+	long (*call)(struct run *r);
+	/* NULL, or why no binary here can run the row (then path is only its name) */
+	const char *unreachable;
+};
+
+static long arg_swapcontext_old(struct run *r)
+{
+#if defined(__powerpc64__)
+	return syscall(SYS_swapcontext, r->obj, NULL, r->arg);
+#else
+	(void)r;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static long arg_setcontext(struct run *r)
+{
+#if defined(__powerpc64__)
+	return syscall(SYS_swapcontext, NULL, r->obj, r->arg);
+#else
+	(void)r;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static long arg_getdents(struct run *r)
+{
+	lseek(dir_fd, 0, SEEK_SET);
+	return dir_state(r, syscall(SYS_getdents, dir_fd, r->obj, r->arg));
+}
+
+static long arg_getdents64(struct run *r)
+{
+	lseek(dir_fd, 0, SEEK_SET);
+	return dir_state(r, syscall(SYS_getdents64, dir_fd, r->obj, r->arg));
+}
+
+static long arg_readv(struct run *r)
+{
+	long ret;
+
+	refill(ready_wfd, READY_FD, NIOV * IOVLEN);
+	ret = syscall(SYS_readv, READY_FD, r->obj, r->arg);
+	KEEP_ERRNO(addstate(r, "left=%d", pipe_bytes(READY_FD));
+		   refill(ready_wfd, READY_FD, 1));
+	return ret;
+}
+
+static long arg_writev(struct run *r)
+{
+	long ret;
+
+	drain(empty_rfd);
+	ret = syscall(SYS_writev, empty_wfd, r->obj, r->arg);
+	KEEP_ERRNO(addstate(r, "pipe=%d", pipe_bytes(empty_rfd));
+		   drain(empty_rfd));
+	return ret;
+}
+
+static long arg_cma_liovcnt(struct run *r)
+{
+	struct iovec rv = { remote, sizeof(remote) };
+
+	memset(iov_bufs, 0, sizeof(iov_bufs));
+	return cma_state(r, syscall(SYS_process_vm_readv, getpid(), r->obj, r->arg, &rv, 1, 0));
+}
+
+static long arg_cma_riovcnt(struct run *r)
+{
+	struct iovec lv[NIOV];
+
+	fill_iov((unsigned char *)lv);
+	memset(iov_bufs, 0, sizeof(iov_bufs));
+	return cma_state(r, syscall(SYS_process_vm_readv, getpid(), lv, NIOV, r->obj, r->arg, 0));
+}
+
+static long arg_recv_controllen(struct run *r)
+{
+	return recv_into(r, r->arg, false);
+}
+
+static long arg_rseq_len(struct run *r)
+{
+	long ret = syscall(SYS_rseq, r->obj, r->arg, 0, RSEQ_SIG);
+
+	KEEP_ERRNO(addstate(r, "alive"));
+	return ret;
+}
+
+static void poke_attr_size(unsigned char *obj, unsigned long v)
+{
+	uint32_t size = v;
+
+	memcpy(obj + offsetof(struct sched_attr, size), &size, sizeof(size));
+}
+
+static long arg_openat2(struct run *r)
+{
+	long ret = syscall(SYS_openat2, AT_FDCWD, dir_path, r->obj, r->arg);
+
+	if (ret >= 0)
+		KEEP_ERRNO(close(ret));
+	return ret;
+}
+
+static long arg_set_mempolicy(struct run *r)
+{
+	long ret = syscall(SYS_set_mempolicy, MPOL_PREFERRED, r->obj, r->arg);
+
+	KEEP_ERRNO(mode_state(r));
+	return ret;
+}
+
+static long arg_get_mempolicy(struct run *r)
+{
+	unsigned long node0 = 1;
+	int mode;
+	long ret;
+
+	syscall(SYS_set_mempolicy, MPOL_PREFERRED, &node0, sizeof(node0) * 8);
+	ret = syscall(SYS_get_mempolicy, &mode, r->obj, r->arg, NULL, 0);
+	KEEP_ERRNO(mode_state(r));
+	return ret;
+}
+
+static long arg_pselect_nfds(struct run *r)
+{
+	struct argpack a = { &blocked_usr2, KSIGSET };
+	long ret;
+
+	ret = syscall(SYS_pselect6, r->arg, r->obj, NULL, NULL, zero_ts, &a);
+	KEEP_ERRNO(put_sigmask_state(r));
+	return ret;
+}
+
+static long arg_ppoll_nfds(struct run *r)
+{
+	long ret;
+
+	ret = syscall(SYS_ppoll, r->obj, r->arg, zero_ts, &blocked_usr2, KSIGSET);
+	KEEP_ERRNO(put_sigmask_state(r));
+	return ret;
+}
+
+#define BITS(type)	(unsigned int)(sizeof(type) * 8)
+
+/*
+ * The rows: every argument that sets the range or the pointer of a user
+ * access region the series converts (testcases/faultsweep/README.md,
+ * "Argument sweep", says why each is in, and why others are out).
+ */
+static const struct argrow args[] = {
+	{ "swapcontext.old", "ctx_size", A_SIZE, 8, 0, vsx_values, NULL, arg_swapcontext_old },
+	{ "swapcontext.old", "old_ctx", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "swapcontext.new", "ctx_size", A_SIZE, 8, 0, vsx_values, NULL, arg_setcontext },
+	{ "swapcontext.new", "new_ctx", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "waitid.infop", "infop", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "io_uring.waitid", "infop", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "io_uring.sendmsg", "msg", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "getdents", "count", A_SIZE, 8, 0, NULL, NULL, arg_getdents },
+	{ "getdents", "dirent", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "getdents64", "count", A_SIZE, 8, 0, NULL, NULL, arg_getdents64 },
+	{ "readdir", "dirent", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "readv.iov", "iovcnt", A_SIZE, BITS(struct iovec), 0, uio_values, NULL, arg_readv },
+	{ "readv.iov", "iov", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "writev.iov", "iovcnt", A_SIZE, BITS(struct iovec), 0, uio_values, NULL, arg_writev },
+	{ "process_vm_readv.lvec", "liovcnt", A_SIZE, BITS(struct iovec), 0, uio_values, NULL,
+	  arg_cma_liovcnt },
+	{ "process_vm_readv.rvec", "riovcnt", A_SIZE, BITS(struct iovec), 0, uio_values, NULL,
+	  arg_cma_riovcnt },
+	{ "recvmsg.creds", "msg_controllen", A_SIZE, 8, 0, NULL, NULL, arg_recv_controllen },
+	{ "recvmsg.creds", "msg_control", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "rseq.register", "rseq_len", A_SIZE, 8, 0, rseq_values, NULL, arg_rseq_len },
+	{ "rseq.register", "rseq", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "futex.wake_op", "uaddr2", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "futex.lock_pi", "uaddr", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "sched_setattr.zero_tail", "size", A_SIZE, 8, 0, page_values, poke_attr_size, NULL },
+	{ "sched_setattr.zero_tail", "uattr", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "openat2.zero_tail", "usize", A_SIZE, 8, 0, page_values, NULL, arg_openat2 },
+	{ "openat2.zero_tail", "how", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "set_mempolicy.nodemask", "maxnode", A_SIZE, 1, 1, NULL, NULL, arg_set_mempolicy },
+	{ "get_mempolicy.nodemask", "maxnode", A_SIZE, 1, 1, NULL, NULL, arg_get_mempolicy },
+	{ "pselect6.fdset", "n", A_SIZE, 1, 0, NULL, NULL, arg_pselect_nfds },
+	{ "pselect6.fdset", "inp", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "pselect6.argpack", "sig", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "ppoll.fds", "nfds", A_SIZE, BITS(struct pollfd), 0, nofile_values, NULL, arg_ppoll_nfds },
+	{ "ppoll.fds", "ufds", A_PTR, 0, 0, NULL, NULL, NULL },
+	{ "stat64", "statbuf", A_PTR, 0, 0, NULL, NULL, NULL },
+	/* arch/powerpc/kernel/signal_32.c: 32-bit powerpc tasks only */
+	{ "compat_swapcontext.old", "ctx_size", A_SIZE, 8, 0, NULL, NULL, NULL,
+	  "no-32-bit-powerpc-task:no-little-endian-ppc32-userland,no-COMPAT-in-the-ppc64le-kernel" },
+};
+
+#define NARGS	(sizeof(args) / sizeof(args[0]))
+
+static const struct path *path_named(const char *name)
+{
+	for (size_t i = 0; i < NPATHS; i++)
+		if (!strcmp(paths[i].name, name))
+			return &paths[i];
+	out("# sweep-error %s no path %s for the argument sweep", ARCH, name);
+	exit(2);
+}
+
+/* The value v of row a as the syscall gets it; false when it does not exist here. */
+static bool arg_value(const struct argrow *a, const struct path *p, const struct argval *v,
+		      unsigned long *value)
+{
+	long long exact, n;
+
+	if (v->wide && sizeof(long) < 8)
+		return false;
+	exact = a->kind == A_SIZE ? (long long)(obj_size(p) * 8 / a->unit) + a->bias
+				  : (long long)obj_size(p);
+	switch (v->base) {
+	case B_NUM:
+		n = v->off;
+		break;
+	case B_EXACT:
+		n = exact + v->off;
+		break;
+	case B_NEGEXACT:
+		n = -exact;
+		break;
+	case B_TOP:
+		n = a->kind == A_SIZE ? (long long)(ARGWIN * 8 / a->unit) + a->bias + v->off
+				      : (long long)(unsigned long)top_end + v->off;
+		break;
+	case B_TOPSIZE:
+		n = (long long)(unsigned long)(top_end - obj_size(p));
+		break;
+	case B_PAGE:
+		n = a->kind == A_SIZE ? (long long)(page * 8 / a->unit) + v->off
+				      : (long long)(unsigned long)(top_end + page);
+		break;
+	default:
+		return false;
+	}
+	*value = (unsigned long)n;
+	return true;
+}
+
+/* How much of an object of size bytes at addr is in the top arena. */
+static size_t mapped_at(unsigned long addr, size_t size)
+{
+	unsigned long start = (unsigned long)top_end - ARENA_BYTES, end = (unsigned long)top_end;
+
+	if (addr < start || addr >= end)
+		return 0;
+	return end - addr < size ? end - addr : size;
+}
+
+static unsigned long arg_one(const struct argrow *a, const struct path *q,
+			     const struct argval *v, bool reference)
+{
+	char pos[64];
+	struct run r = { .pos = pos };
+	size_t size = obj_size(q);
+
+	if (!arg_value(a, q, v, &r.arg))
+		return 0;
+	snprintf(pos, sizeof(pos), "arg:%s=%s", a->arg, v->name);
+	if (a->kind == A_SIZE) {
+		r.obj = top_end - ARGWIN;
+		r.mapped = ARGWIN;
+		memset(pre, SENTINEL, ARGWIN);
+		if (q->fill)
+			q->fill(pre);
+		if (a->poke)
+			a->poke(pre, r.arg);
+	} else {
+		r.obj = (unsigned char *)r.arg;
+		r.mapped = mapped_at(r.arg, size);
+		prefill(q, pre);
+	}
+	memcpy(r.obj, pre, r.mapped);
+	call(q, &r);
+	if (reference)
+		memcpy(ref, r.obj, r.mapped);
+	record(q, &r, r.mapped > 0);
+	return 1;
+}
+
+static const char *kind_name(const struct argrow *a)
+{
+	return a->kind == A_SIZE ? "size" : "pointer";
+}
+
+static void argsweep(const struct argrow *a)
+{
+	const struct path *p;
+	const char *skip, *regions;
+	struct path q;
+	unsigned long n = 0;
+
+	if (a->unreachable) {
+		out("# argsweep-skip %s %s arg=%s kind=%s reason=%s", a->path, ARCH, a->arg,
+		    kind_name(a), a->unreachable);
+		return;
+	}
+	p = path_named(a->path);
+	skip = p->setup ? p->setup(p) : NULL;
+	if (!skip && !top_end)
+		skip = top_skip;
+	if (skip) {
+		out("# argsweep-skip %s %s arg=%s kind=%s reason=%s", p->name, ARCH, a->arg,
+		    kind_name(a), skip);
+		return;
+	}
+	q = *p;
+	regions = p->regions[ARCH_IDX] ? p->regions[ARCH_IDX] : p->regions[0];
+	out("# argsweep-row %s %s arg=%s kind=%s %s", p->name, ARCH, a->arg, kind_name(a),
+	    *regions ? regions : "-");
+	/* in a child: a signal is recorded, and nothing a call changes stays */
+	q.flags |= F_CHILD;
+	/* a size row maps the whole window: a chunk per element, or a word */
+	if (a->kind == A_SIZE) {
+		size_t chunk = q.chunk ? q.chunk : q.step;
+
+		if (chunk < a->unit / 8)
+			chunk = a->unit / 8;
+		q.chunk = chunk < sizeof(long) ? sizeof(long) : chunk;
+	}
+	if (a->call)
+		q.call = a->call;
+	for (const struct argval *v = a->kind == A_SIZE ? size_values : ptr_values; v->name; v++)
+		n += arg_one(a, &q, v, n == 0);
+	for (const struct argval *v = a->extra; v && v->name; v++)
+		n += arg_one(a, &q, v, false);
+	out("# argsweep-count %s %s arg=%s values=%lu", p->name, ARCH, a->arg, n);
+}
+
+/* ------------------------------------------------------------------ */
 /* Setup */
 
 static void *map_fixed(unsigned long addr, size_t len)
@@ -2032,6 +2484,15 @@ static void be_init(char **argv)
 		pause();
 }
 
+/* The paths the command line names by prefix; all without one. */
+static bool wanted(const char *name, int argc, char **argv)
+{
+	for (int a = 1; a < argc; a++)
+		if (!strncmp(name, argv[a], strlen(argv[a])))
+			return true;
+	return argc < 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *tun = getenv("GLIBC_TUNABLES");
@@ -2039,6 +2500,9 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--list")) {
 		for (size_t i = 0; i < NPATHS; i++)
 			printf("%-28s %s\n", paths[i].name, paths[i].region);
+		for (size_t i = 0; i < NARGS; i++)
+			printf("%-28s argument %s (%s)\n", args[i].path, args[i].arg,
+			       kind_name(&args[i]));
 		return 0;
 	}
 	self_argv = argv;
@@ -2055,15 +2519,12 @@ int main(int argc, char **argv)
 	setup_fs();
 	setup_fds_global();
 	out("# sweep-start %s paths=%zu top=%s", ARCH, NPATHS, top_end ? "yes" : top_skip);
-	for (size_t i = 0; i < NPATHS; i++) {
-		bool want = argc < 2;
-
-		for (int a = 1; a < argc; a++)
-			if (!strncmp(paths[i].name, argv[a], strlen(argv[a])))
-				want = true;
-		if (want)
+	for (size_t i = 0; i < NPATHS; i++)
+		if (wanted(paths[i].name, argc, argv))
 			sweep(&paths[i]);
-	}
+	for (size_t i = 0; i < NARGS; i++)
+		if (wanted(args[i].path, argc, argv))
+			argsweep(&args[i]);
 	out("# sweep-done %s paths=%lu skipped=%lu records=%lu", ARCH, npaths, nskipped, nrecords);
 	return 0;
 }

@@ -201,6 +201,32 @@ def console_progress(runner: Runner, tag: str) -> Callable[[str], None]:
 	return sink
 
 
+def machine(t: SweepTarget) -> str:
+	"""The QEMU machine the target boots (-M), 'pc' when QEMU's default."""
+	assert t.kernel.qemu is not None
+	args = t.kernel.qemu.machine_args
+	named = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ('-M', '-machine')]
+	return named[0].split(',')[0] if named else 'pc'
+
+
+def require_qemu(runner: Runner, t: SweepTarget) -> None:
+	"""Raises EnvironmentProblem when the target's QEMU is not installed or
+	lacks its machine (`-machine help` does not list it)."""
+	assert t.kernel.qemu is not None
+	qemu = t.kernel.qemu
+	if shutil.which(qemu.binary) is None:
+		raise EnvironmentProblem(f'{qemu.binary} is not installed',
+					 f'install {qemu.package} (`make deps`)')
+	listed = runner.run(Command((qemu.binary, '-machine', 'help'), mutates=False),
+			    Output.CAPTURE, check=False)
+	if runner.dry_run and listed.dry_run:
+		return
+	names = {line.split()[0] for line in listed.output.splitlines()[1:] if line.strip()}
+	if machine(t) not in names:
+		raise EnvironmentProblem(f'{qemu.binary} has no machine {machine(t)}',
+					 f'install a QEMU with it ({qemu.package})')
+
+
 def boot(runner: Runner, t: SweepTarget, kernel: Path, initrd: Path, log: Path,
 	 accel: AcceleratorParams = ACCELERATORS[Accelerator.TCG]) -> Boot:
 	"""Boots kernel with the sweep's initramfs; the console goes to log."""

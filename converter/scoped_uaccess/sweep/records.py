@@ -8,6 +8,9 @@ walks (testcases/faultsweep/README.md):
 
 and around them `# sweep-region`, `# sweep-skip`, `# sweep-count`,
 `# sweep-done`; /init frames the programs with `# faultsweep-init` lines.
+The argument sweep's records are the same lines with a position
+`arg:<argument>=<value>`, framed per row (a path and one argument of its
+syscall) by `# argsweep-row`, `# argsweep-skip` and `# argsweep-count`.
 Two kernels of one configuration behave alike when every record is the
 same in both; a difference is reported per field, as
 `path arch, position, field: baseline X, converted Y`.
@@ -37,8 +40,24 @@ _COUNT = re.compile(r'^# sweep-count (?P<path>\S+) (?P<arch>\S+) size=(?P<size>\
 		    r'step=(?P<step>\d+) positions=(?P<positions>\d+) top=(?P<top>\d+)$')
 _DONE = re.compile(r'^# sweep-done (?P<arch>\S+) paths=(?P<paths>\d+) skipped=(?P<skipped>\d+) '
 		   r'records=(?P<records>\d+)$')
+_ARGROW = re.compile(r'^# argsweep-row (?P<path>\S+) (?P<arch>\S+) arg=(?P<arg>\S+) '
+		     r'kind=(?P<kind>size|pointer) (?P<regions>.+)$')
+_ARGSKIP = re.compile(r'^# argsweep-skip (?P<path>\S+) (?P<arch>\S+) arg=(?P<arg>\S+) '
+		      r'kind=(?P<kind>size|pointer) reason=(?P<reason>\S+)$')
+_ARGCOUNT = re.compile(r'^# argsweep-count (?P<path>\S+) (?P<arch>\S+) arg=(?P<arg>\S+) '
+		       r'values=(?P<values>\d+)$')
 _EXIT = re.compile(r'^# faultsweep-init (?P<arch>\S+) exit (?P<status>\d+)$')
 _ANSI = re.compile(r'\x1b\[[0-9;?]*[A-Za-z]')
+
+
+ARG_PREFIX = 'arg:'
+# An argument sweep row: (path, arch, argument).
+ArgKey = tuple[str, str, str]
+
+
+def is_arg(pos: str) -> bool:
+	"""Whether a position is the argument sweep's (arg:<argument>=<value>)."""
+	return pos.startswith(ARG_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -55,6 +74,22 @@ class Record:
 	@property
 	def key(self) -> tuple[str, str, str]:
 		return (self.path, self.arch, self.pos)
+
+	@property
+	def arg(self) -> Optional[tuple[str, str]]:
+		"""The argument sweep's (argument, value) of pos=arg:<argument>=<value>;
+		None for a record of the fault sweep's walks."""
+		if not is_arg(self.pos):
+			return None
+		name, _, value = self.pos[len(ARG_PREFIX):].partition('=')
+		return name, value
+
+
+@dataclass(frozen=True)
+class ArgRow:
+	"""`# argsweep-row`: what the argument is, and the regions its path reaches."""
+	kind: str		# size or pointer
+	regions: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -77,6 +112,12 @@ class SweepConsole:
 	counts: dict[tuple[str, str], PathCount] = field(default_factory=dict)
 	done: dict[str, int] = field(default_factory=dict)		# arch: records
 	exits: dict[str, int] = field(default_factory=dict)		# arch: exit status
+	# The argument sweep, per (path, arch, argument), rows in program order.
+	arg_rows: dict[ArgKey, ArgRow] = field(default_factory=dict)
+	arg_skips: dict[ArgKey, str] = field(default_factory=dict)
+	arg_kinds: dict[ArgKey, str] = field(default_factory=dict)	# size or pointer
+	arg_counts: dict[ArgKey, int] = field(default_factory=dict)
+	arg_order: dict[ArgKey, None] = field(default_factory=dict)
 	kuap_on: bool = False
 	kernel_lines: list[str] = field(default_factory=list)		# PROBLEM_MARKERS
 	malformed: list[str] = field(default_factory=list)
@@ -87,7 +128,22 @@ class SweepConsole:
 		return [key for key in self.order if arch is None or key[1] == arch]
 
 	def records_of(self, path: str, arch: str) -> list[Record]:
-		return [r for r in self.records.values() if r.path == path and r.arch == arch]
+		"""The fault sweep's records of a path (its walks and bad pointers)."""
+		return [r for r in self.records.values()
+			if r.path == path and r.arch == arch and not is_arg(r.pos)]
+
+	def walk_records(self, arch: str) -> int:
+		"""How many records of arch are the fault sweep's."""
+		return sum(1 for r in self.records.values() if r.arch == arch and not is_arg(r.pos))
+
+	def arg_records(self, key: Optional[ArgKey] = None, arch: Optional[str] = None) -> list[Record]:
+		"""The argument sweep's records: of one row, of one arch, or all."""
+		return [r for r in self.records.values() if (a := r.arg) is not None and
+			(key is None or (r.path, r.arch, a[0]) == key) and (arch is None or r.arch == arch)]
+
+	def arg_keys(self, arch: Optional[str] = None) -> list[ArgKey]:
+		"""The argument sweep's rows in program order, skipped ones included."""
+		return [key for key in self.arg_order if arch is None or key[1] == arch]
 
 	def problems(self, archs: Iterable[str], kuap: bool = False) -> list[str]:
 		"""Why this console cannot be trusted on its own; empty when it can."""
@@ -103,6 +159,16 @@ class SweepConsole:
 				found.append(f'{arch}: `# sweep-done` says {self.done[arch]} records, '
 					     f'the console has '
 					     f'{sum(1 for r in self.records.values() if r.arch == arch)}')
+		for key in self.arg_order:
+			if key in self.arg_skips:
+				continue
+			got = len(self.arg_records(key))
+			if key not in self.arg_counts:
+				found.append(f'{" ".join(key)}: no `# argsweep-count` line (the row never '
+					     'finished)')
+			elif self.arg_counts[key] != got:
+				found.append(f'{" ".join(key)}: `# argsweep-count` says '
+					     f'{self.arg_counts[key]} values, the console has {got}')
 		if kuap and not self.kuap_on:
 			found.append(f'KUAP is not on: no "{KUAP_ON}" in the boot log')
 		found += [f'console: {line}' for line in self.kernel_lines]
@@ -126,7 +192,7 @@ def parse_console(lines: Iterable[str]) -> SweepConsole:
 		if any(marker in text for marker in PROBLEM_MARKERS):
 			console.kernel_lines.append(text)
 			continue
-		if not text.startswith(('# sweep', '# faultsweep-init')):
+		if not text.startswith(('# sweep', '# argsweep', '# faultsweep-init')):
 			continue
 		if m := _RECORD.match(text):
 			record = Record(**m.groupdict())
@@ -145,6 +211,21 @@ def parse_console(lines: Iterable[str]) -> SweepConsole:
 			console.counts[(m.group('path'), m.group('arch'))] = PathCount(
 				int(m.group('size')), int(m.group('step')), int(m.group('positions')),
 				int(m.group('top')))
+		elif m := _ARGROW.match(text):
+			key = (m.group('path'), m.group('arch'), m.group('arg'))
+			regions = m.group('regions')
+			console.arg_order[key] = None
+			console.arg_kinds[key] = m.group('kind')
+			console.arg_rows[key] = ArgRow(m.group('kind'),
+						       () if regions == '-' else tuple(regions.split()))
+		elif m := _ARGSKIP.match(text):
+			key = (m.group('path'), m.group('arch'), m.group('arg'))
+			console.arg_order[key] = None
+			console.arg_skips[key] = m.group('reason')
+			console.arg_kinds[key] = m.group('kind')
+		elif m := _ARGCOUNT.match(text):
+			key = (m.group('path'), m.group('arch'), m.group('arg'))
+			console.arg_counts[key] = int(m.group('values'))
 		elif m := _DONE.match(text):
 			console.done[m.group('arch')] = int(m.group('records'))
 		elif m := _EXIT.match(text):
@@ -218,6 +299,13 @@ def compare(baseline: SweepConsole, converted: SweepConsole,
 		b, c = baseline.skips.get(key), converted.skips.get(key)
 		if b != c:
 			diffs.append(Difference(*key, '-', 'skip', b or 'run', c or 'run'))
+	for path, arch, arg in dict.fromkeys((*baseline.arg_skips, *converted.arg_skips)):
+		if wanted is not None and arch not in wanted:
+			continue
+		b, c = (side.arg_skips.get((path, arch, arg)) for side in (baseline, converted))
+		if b != c:
+			diffs.append(Difference(path, arch, f'{ARG_PREFIX}{arg}', 'skip', b or 'run',
+						c or 'run'))
 	for key in dict.fromkeys((*baseline.records, *converted.records)):
 		if (wanted is not None and key[1] not in wanted) or key in skipped:
 			continue

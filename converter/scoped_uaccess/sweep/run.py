@@ -4,9 +4,12 @@
 For each target of sweep/boot.py (x86_64 with its i386 binary,
 ppc64le with KUAP) the baseline and the converted kernel are built with
 the same configuration, booted with the sweep, and their records
-compared (sweep/records.py).  Any difference fails, and so does a
+compared (sweep/records.py): the walks' records and the argument
+sweep's (sweep/argreport.py).  Any difference fails, and so does a
 console with a KUAP "Bug:", a WARNING or an oops, a program that did not
-finish, or a ppc64le boot that does not say KUAP is on.
+finish, or a ppc64le boot that does not say KUAP is on.  A target that
+cannot boot (its compiler or QEMU missing) is reported as not run, in the
+reports too, and the command exits with an environment error.
 
 The baseline is the series up to its API (kernel/baseline.py): its
 kernel is built incrementally in the converted kernel's build directory
@@ -26,13 +29,14 @@ from typing import Callable, Optional
 
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Output, Runner
-from scoped_uaccess.core.errors import UsageError
+from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 from scoped_uaccess.core.outcome import Outcome, format_seconds, relative, written
 from scoped_uaccess.kernel import baseline, kbuild, sources, tree, treefacts, worktree
 from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel.qemu import ACCELERATORS, AccelChoice, choose_accelerator
 from scoped_uaccess.kernel.toolchains import GCC
-from scoped_uaccess.sweep import boot as sweep_boot, records as sweep_records, report as sweep_report
+from scoped_uaccess.sweep import argreport, boot as sweep_boot, records as sweep_records
+from scoped_uaccess.sweep import report as sweep_report
 from scoped_uaccess.userspace import boot as userspace
 from scoped_uaccess.sweep.boot import SweepTarget
 from scoped_uaccess.sweep.records import Difference, SweepConsole
@@ -84,20 +88,37 @@ class TargetResult:
 	build_seconds: dict[str, float] = field(default_factory=dict)
 	boot_seconds: dict[str, float] = field(default_factory=dict)
 	accelerator: str = ''
+	not_run: str = ''		# why the target was not booted (a tool missing)
 
 	@property
 	def passed(self) -> bool:
-		return not (self.differences or self.problems)
+		return not (self.differences or self.problems or self.not_run)
 
 	def summary(self) -> str:
+		if self.not_run:
+			return f'{self.target.name}: NOT RUN: {self.not_run}'
 		console = self.consoles.get('converted')
-		counts = ', '.join(f'{arch} {sum(1 for r in console.records.values() if r.arch == arch)}'
+		counts = ', '.join(f'{arch} {console.walk_records(arch)}'
 				   for arch in self.target.record_archs) if console else 'no records'
+		args = ', '.join(f'{arch} {len(console.arg_records(arch=arch))}'
+				 for arch in self.target.record_archs) if console else 'none'
 		kuap = '; KUAP on' if self.target.kuap and console and console.kuap_on else ''
 		as_hole = (f', {len(self.as_hole)} top position(s) faulting as at a hole (masked)'
 			   if self.as_hole else '')
-		return (f'{self.target.name}: {counts} records{kuap}, {len(self.differences)} '
-			f'difference(s){as_hole}, {len(self.problems)} problem(s)')
+		arg_diffs = sum(1 for d in self.differences if sweep_records.is_arg(d.pos))
+		return (f'{self.target.name}: {counts} records, argument sweep {args}{kuap}, '
+			f'{len(self.differences)} difference(s) ({arg_diffs} in the argument sweep)'
+			f'{as_hole}, {len(self.problems)} problem(s)')
+
+	def arch_runs(self) -> list[argreport.ArchRun]:
+		"""Per arch of the target, its consoles or why the argument sweep did
+		not run there."""
+		runs = []
+		for arch in self.target.record_archs:
+			base, conv = self.consoles.get('baseline'), self.consoles.get('converted')
+			runs.append(argreport.ArchRun(arch, base, conv, argreport.not_run_reason(
+				arch, base, conv, self.problems, self.not_run)))
+		return runs
 
 	def compare(self, masking: tuple[str, ...]) -> None:
 		"""The differences of the two consoles; masking: the kernel
@@ -116,6 +137,10 @@ class SweepResult:
 	@property
 	def passed(self) -> bool:
 		return all(t.passed for t in self.targets)
+
+	@property
+	def not_run(self) -> list[str]:
+		return [f'{t.target.name}: {t.not_run}' for t in self.targets if t.not_run]
 
 	def summary(self) -> str:
 		return '; '.join(t.summary() for t in self.targets)
@@ -201,7 +226,14 @@ def run_target(runner: Runner, t: SweepTarget, request: FaultsweepRequest) -> Ta
 				    for k in missing]
 	if result.problems:
 		return result
-	initrd = sweep_boot.build_initramfs(runner, t)
+	try:
+		initrd = sweep_boot.build_initramfs(runner, t)
+		sweep_boot.require_qemu(runner, t)
+	except EnvironmentProblem as e:
+		# Reported as not run, in the reports too: never as 0 differences.
+		result.not_run = e.one_line()
+		result.problems.append(f'not run: {result.not_run}')
+		return result
 	accelerator, note = choose_accelerator(runner, request.accel, pair[1].build_dir / t.image,
 					       t.kernel)
 	result.accelerator = f'{accelerator.value} ({note})'
@@ -266,6 +298,12 @@ def report(result: SweepResult) -> str:
 				lines.append(f'{path:28} {arch:8} skip: {console.skips[(path, arch)]}')
 			else:
 				lines.append(f'{path:28} {arch:8} {len(console.records_of(path, arch))}')
+		lines += ['', f'=== {tr.target.name}: argument sweep, values per row (converted kernel)']
+		for key in console.arg_keys():
+			path, arch, arg = key
+			what = (f'skip: {console.arg_skips[key]}' if key in console.arg_skips
+				else str(len(console.arg_records(key))))
+			lines.append(f'{path + " " + arg:40} {arch:8} {what}')
 	return '\n'.join(lines) + '\n'
 
 
@@ -313,6 +351,20 @@ def kernels_description(runner: Runner, converted_tree: Path, base: str) -> tupl
 		f'({relative(sources.patches_for(converted_tree) / "series")})')
 
 
+def report_kdir(runner: Runner, kdir: Path) -> Path:
+	"""The tree a report's command names: kdir, or the tree kdir is a git
+	worktree of when both are at the same commit (a worktree of a tree's
+	HEAD builds what the tree would)."""
+	common = runner.run(git(kdir, 'rev-parse', '--path-format=absolute', '--git-common-dir'),
+			    Output.CAPTURE).output.strip()
+	main = Path(common).parent
+	if main.resolve() == Path(kdir).resolve():
+		return kdir
+	heads = [runner.run(git(d, 'rev-parse', 'HEAD'), Output.CAPTURE).output.strip()
+		 for d in (kdir, main)]
+	return main if heads[0] == heads[1] else kdir
+
+
 def write_report(runner: Runner, result: SweepResult, out: Path, converted_tree: Path,
 		 base: str, kdir: Path = paths.DEFAULT_KDIR) -> list[str]:
 	"""reports/linux-<version>/faultsweep.json and .md; returns their paths."""
@@ -321,26 +373,38 @@ def write_report(runner: Runner, result: SweepResult, out: Path, converted_tree:
 	conversion = json.loads(conversion_file.read_text()) if conversion_file.is_file() else None
 	targets, consoles, diffs = [], {}, []
 	as_hole: list[tuple[str, str, str]] = []
+	runs: list[argreport.ArchRun] = []
 	for tr in result.targets:
+		runs += tr.arch_runs()
+		walk_diffs = [d for d in tr.differences if not sweep_records.is_arg(d.pos)]
+		if tr.not_run:
+			targets.append({'target': tr.target.name, 'archs': list(tr.target.record_archs),
+					'config': relative(tr.target.config), 'kuap': tr.target.kuap,
+					'not_run': tr.not_run, 'problems': tr.problems})
+			continue
 		before, conv = tr.consoles['baseline'], tr.consoles['converted']
 		targets.append({
 			'target': tr.target.name, 'archs': list(tr.target.record_archs),
 			'config': relative(tr.target.config), 'kuap': tr.target.kuap,
 			'kuap_on': before.kuap_on and conv.kuap_on,
-			'records': {a: sum(1 for r in conv.records.values() if r.arch == a)
-				    for a in tr.target.record_archs},
-			'differences': len(tr.differences), 'as_hole': len(tr.as_hole),
+			'records': {a: conv.walk_records(a) for a in tr.target.record_archs},
+			'differences': len(walk_diffs), 'as_hole': len(tr.as_hole),
 			'problems': tr.problems})
 		consoles.update({a: conv for a in tr.target.record_archs})
-		diffs += tr.differences
+		diffs += walk_diffs
 		as_hole += tr.as_hole
-	data = sweep_report.report_data(version, kernels_description(runner, converted_tree, base),
-					targets, consoles, diffs, as_hole, conversion,
-					sweep_report.COMMAND if not paths.tree_suffix(kdir) else
-					f'converter/scoped-uaccess faultsweep --kdir {relative(kdir)} '
-					'--install')
+	kernels = kernels_description(runner, converted_tree, base)
+	named = report_kdir(runner, kdir)
+	command = (sweep_report.COMMAND if not paths.tree_suffix(named) else
+		   f'converter/scoped-uaccess faultsweep --kdir {relative(named)} --install')
+	data = sweep_report.report_data(version, kernels, targets, consoles, diffs, as_hole,
+					conversion, command)
+	args = argreport.report_data(version, kernels, runs,
+				     [d for tr in result.targets for d in tr.differences], command)
 	return [written(out / 'faultsweep.json', sweep_report.render_json(data)),
-		written(out / 'faultsweep.md', sweep_report.render_markdown(data))]
+		written(out / 'faultsweep.md', sweep_report.render_markdown(data)),
+		written(out / 'argsweep.json', argreport.render_json(args)),
+		written(out / 'argsweep.md', argreport.render_markdown(args))]
 
 
 def step(runner: Runner, request: FaultsweepRequest) -> Outcome:
@@ -357,9 +421,12 @@ def step(runner: Runner, request: FaultsweepRequest) -> Outcome:
 	if request.report_dir is not None:
 		files = write_report(runner, result, request.report_dir, request.converted_tree,
 				     request.base, request.tree)
-		runner.say(f'faultsweep: wrote {" and ".join(files)}')
+		runner.say(f'faultsweep: wrote {", ".join(files)}')
 	summary = result.summary()
 	runner.say(f'faultsweep: details: {relative(request.results / "faultsweep.txt")}')
+	if result.not_run:
+		raise EnvironmentProblem(f'fault and argument sweep not run on {"; ".join(result.not_run)}',
+					 'install what is missing (`make deps`) and run it again')
 	if not result.passed:
 		return Outcome.findings(summary)
 	return Outcome.ok(summary)
