@@ -19,11 +19,12 @@ from scoped_uaccess.checker import check
 from scoped_uaccess.core.command import Output, Runner
 from scoped_uaccess.core.errors import TreeStateError
 from scoped_uaccess.core.outcome import Outcome, relative
-from scoped_uaccess.kernel import sources, tree
+from scoped_uaccess.core import paths
+from scoped_uaccess.kernel import letter, series, sources, tree
 from scoped_uaccess.kernel.git import git
 
 SHIPPED_DIR = 'scripts/coccinelle/misc'
-COVER = '0000-cover-letter.patch'
+COVER = series.COVER_LETTER
 
 
 def checker_patch(series: list[Path]) -> int:
@@ -76,6 +77,8 @@ def refresh(runner: Runner, kdir: Path, patches: Path) -> Outcome:
 		stat = runner.run(git(kdir, 'diff', '--stat=72', f'{tree.BASELINE_TAG}..HEAD'),
 				  Output.CAPTURE).output
 		cover.write_text(replace_diffstat(cover.read_text(), stat))
+		# a letter written from a template names the scripts and classes
+		letter.write(patches, paths.REPORTS / f'linux-{tree.kernel_version(kdir)}')
 	return Outcome.ok(f'{relative(series[index])} exported again with cocci/\'s scripts')
 
 

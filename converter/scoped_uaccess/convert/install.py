@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 from typing import Callable, Sequence
 
+from scoped_uaccess.kernel import letter
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.kernel.series import (COVER_LETTER, SERIES_MARKER, number_core, patch_names,
 					  split_series)
@@ -61,6 +62,8 @@ def install(out: Path, patches: Path, reports: Path, say: Callable[[str], None])
 	reports.mkdir(parents=True, exist_ok=True)
 	shutil.copyfile(out / 'conversion.json', reports / 'conversion.json')
 	shutil.copyfile(out / 'summary.md', reports / 'conversion.md')
+	if letter.write(patches, reports):
+		say(f'convert: {COVER_LETTER} written from {letter.TEMPLATE} and the census')
 	say(f'convert: {len(generated)} patch(es) installed in {patches} after the '
 	    f'{len(patch_names(core))} of the core series; table in {reports}')
 

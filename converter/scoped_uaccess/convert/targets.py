@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 from scoped_uaccess.convert import claims, install
+from scoped_uaccess.kernel import letter
 from scoped_uaccess.convert.driver import ConvertRequest, run_convert
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
@@ -87,6 +88,7 @@ def regen_step(runner: Runner, request: ConvertRequest, patches: Path) -> Outcom
 		problems.append(f'{relative(committed)} differs from the regenerated '
 				f'{relative(request.out)}/conversion.json')
 	contradictions = claims_of(request.tree, [patches / n for n in parts.conversions])
+	contradictions += letter.stale(patches, reports_dir(request.tree))
 	for p in problems + contradictions:
 		runner.say(f'convert-regen: {p}')
 	summary = (f'{len(have)} regenerated patch(es) against {len(want)} in patches/'
