@@ -202,7 +202,7 @@ class MessageTest(unittest.TestCase):
 			'drivers/gpu/drm/i915/i915_query.c', i915, (('powerpc', None), ('x86', 64)))).split())
 		self.assertIn('is built for x86 only (DRM_I915 depends on X86 && PCI)', text)
 		self.assertNotIn('powerpc', text)
-		self.assertIn('On 32-bit x86, the scope begins the region with '
+		self.assertIn('On 32-bit x86, the scope of put_info() begins the region with '
 			      'user_write_access_begin() as before.', text)
 
 	def test_a_generic_file(self) -> None:
@@ -212,7 +212,7 @@ class MessageTest(unittest.TestCase):
 		self.assertIn('On powerpc and x86-64, which mask user pointers, the scope of put_info() '
 			      'masks info instead of checking it: the access_ok() compare goes, on '
 			      'x86-64 with the LFENCE after it,', text)
-		self.assertIn('On the architectures that do not mask, the scope begins', text)
+		self.assertIn('On the architectures that do not mask, the scope of put_info() begins', text)
 
 	def test_a_run_time_size_says_what_changes_at_the_top(self) -> None:
 		text = ' '.join(changelog.message(_facts(

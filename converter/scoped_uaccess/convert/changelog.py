@@ -92,10 +92,15 @@ def grouped(items: list[tuple[str, str]]) -> list[str]:
 		for text, fns in by_text.items()]
 
 
+def _esc(text: str) -> str:
+	"""text as literal text of a grouped() template."""
+	return text.replace('{', '{{').replace('}', '}}')
+
+
 def _template(text: str, fn: str) -> str:
 	"""A sentence about fn as a template for grouped(): its name as {fn},
 	other braces kept."""
-	return text.replace('{', '{{').replace('}', '}}').replace(f'{fn}()', '{fn}')
+	return _esc(text).replace(f'{fn}()', '{fn}')
 
 
 def variant_words(v: Variant) -> str:
@@ -177,7 +182,9 @@ def runtime(f: PatchFacts) -> str:
 							     for e in kept])))
 		others = _others(b, where)
 		if others:
-			text += (f'  {others} the scope begins the region with '
+			text += (f'  {others} the {"scope" if len(fns) == 1 else "scopes"} of '
+				 f'{names(dict.fromkeys(e.region.function + "()" for e in fns))} '
+				 f'{"begins" if len(fns) == 1 else "begin"} the region with '
 				 f'{names(e.begin + "()" for e in fns if e.begin)} as before.')
 		out.append(_para(text))
 	return '\n\n'.join(out)
@@ -243,42 +250,39 @@ def range_checks(f: PatchFacts) -> list[str]:
 			items.append((fn, f'{{fn}} access{{es}} only the members of {e.pointer} whatever '
 				      f'{size} says, so access_ok({e.pointer}, {size}) was all that refused '
 				      f'a bad {size} (negative, or reaching past the top of user space) with '
-				      '-EFAULT before anything was written.  A masked scope checks no size: '
-				      'the check stays in front of the scope.  The barrier after it can go, '
-				      'as every access is at a constant offset from the masked pointer.'))
+				      '-EFAULT before anything was written.  A masked scope checks no size, '
+				      f'so access_ok({e.pointer}, {size}) stays in front of the scope of '
+				      f'{{fn}}, and only the barrier after it goes: every access is at a '
+				      f'constant offset from the masked {e.pointer}.'))
 		elif kept and e.range_exit.startswith('the access '):
 			items.append((fn, f'{{fn}} make{{s}} {e.range_exit}, at an index that can skip '
 				      'elements, so the first access need not be near the start of the '
 				      'range: access_ok() of the whole range stays in front of the scope.'))
 		elif kept and e.range_exit:
-			items.append((fn, _template(
-				f'{{fn}} can leave the region early ({e.range_exit}).  Masking checks where a '
-				'range starts, not where it ends, so with a range that runs past the top of '
-				'user space it could leave that way before an access faults, and return '
-				'that instead of -EFAULT: access_ok() of the whole range stays in front of '
-				'the scope.  The barrier after it can go, as in the masked '
-				'copy_from_user(): the accesses walk up from the masked pointer, which a '
-				'mispredicted branch cannot put above the top of user space, and going up '
-				'from there they fault before any kernel address.', '')
-				.replace('{{fn}}', '{fn}')))
+			items.append((fn, f'{{fn}} can leave the region early ({_esc(e.range_exit)}).  '
+				      'Masking checks where a range starts, not where it ends, so with a '
+				      'range that runs past the top of user space it could leave that way '
+				      'before an access faults, and return that instead of -EFAULT: '
+				      'access_ok() of the whole range stays in front of the scope.  The '
+				      'barrier after it can go, as in the masked copy_from_user(): the '
+				      'accesses walk up from the masked pointer, which a mispredicted branch '
+				      'cannot put above the top of user space, and going up from there they '
+				      'fault before any kernel address.'))
 		elif e.checked_before:
 			old = f.old.get(e.region.file, '').split('\n')
 			line = old[e.checked_before - 1].strip() if e.checked_before <= len(old) else ''
 			m = re.search(r'(!?access_ok\([^;]*?\)|copy_(?:from|to)_user)\(?', line)
 			what_ = (m.group(1).lstrip('!') + ('()' if m.group(1).startswith('copy') else '')
 				 if m else 'a check')
-			items.append((fn, _template(
-				f'{{fn}} check{{s}} the same range earlier, on every way to the region '
-				f'({what_}), so the range check of the begin always passed: the scope '
-				'needs no access_ok() of its own.', '').replace('{{fn}}', '{fn}')
-				.replace('{{s}}', '{s}')))
+			items.append((fn, f'{{fn}} check{{s}} the same range earlier, on every way to the '
+				      f'region ({_esc(what_)}), so the range check of the begin always '
+				      'passed: the scope needs no access_ok() of its own.'))
 		elif e.unchecked_size:
-			items.append((fn, _template(
-				f'The size of the range, {e.unchecked_size}, is known only at run time in '
-				'{fn}, and masking checks where a range starts: one that starts below the '
-				'top of user space and runs past it is no longer refused up front; the '
-				'accesses below the top are made and the first one past it faults, taking '
-				'the fault path as a refused range did.', '').replace('{{fn}}', '{fn}')))
+			items.append((fn, f'The size of the range, {_esc(e.unchecked_size)}, is known only '
+				      'at run time in {fn}, and masking checks where a range starts: one '
+				      'that starts below the top of user space and runs past it is no longer '
+				      'refused up front; the accesses below the top are made and the first '
+				      'one past it faults, taking the fault path as a refused range did.'))
 	return [_para(p) for p in grouped(items)]
 
 

@@ -116,7 +116,8 @@ def access_ok_claims(p: Patch) -> list[str]:
 	said = set()
 	for para in p.paragraphs:
 		for s in _sentences(para):
-			if not ('access_ok(' in s and re.search(r'\bstays?\b', s) and 'in front of' in s):
+			if not ('access_ok(' in s and re.search(r'\b(stays?|keeps?)\b', s) and
+				'in front of' in s):
 				continue
 			# the function the sentence is about, else those its paragraph names
 			named = [f for f in _functions_named(s) if f not in _NOT_SUBJECTS][:1] or \
