@@ -259,15 +259,15 @@ def range_checks(f: PatchFacts) -> list[str]:
 				      'elements, so the first access need not be near the start of the '
 				      'range: access_ok() of the whole range stays in front of the scope.'))
 		elif kept and e.range_exit:
-			items.append((fn, f'{{fn}} can leave the region early ({_esc(e.range_exit)}).  '
-				      'Masking checks where a range starts, not where it ends, so with a '
-				      'range that runs past the top of user space it could leave that way '
-				      'before an access faults, and return that instead of -EFAULT: '
-				      'access_ok() of the whole range stays in front of the scope.  The '
-				      'barrier after it can go, as in the masked copy_from_user(): the '
-				      'accesses walk up from the masked pointer, which a mispredicted branch '
-				      'cannot put above the top of user space, and going up from there they '
-				      'fault before any kernel address.'))
+			items.append((fn, f'{{fn}} can leave the region early ({_esc(e.range_exit)}) '
+				      f'before the whole range at {e.pointer} is read.  Masking checks where '
+				      'a range starts, not where it ends: without the range check, a range at '
+				      f'{e.pointer} that runs past the top of user space could take that exit '
+				      'instead of -EFAULT, so access_ok() of the whole range stays in front of '
+				      f'the scope of {{fn}}.  Only the barrier after it goes, as in the masked '
+				      f'copy_from_user(): the accesses walk up from the masked {e.pointer}, '
+				      'which a mispredicted branch cannot put above the top of user space, '
+				      'and fault before any kernel address.'))
 		elif e.checked_before:
 			old = f.old.get(e.region.file, '').split('\n')
 			line = old[e.checked_before - 1].strip() if e.checked_before <= len(old) else ''
@@ -338,20 +338,24 @@ def _mismatched(f: PatchFacts, e: Entry) -> bool:
 
 
 def cleanups(f: PatchFacts) -> list[str]:
-	"""What tidy did, functions alike sharing a sentence."""
-	by_fn: dict[str, list[str]] = {}
+	"""What tidy did: one paragraph per set of functions that share
+	clean-ups, so a sentence true of two functions is written once and
+	what only one of them had follows on its own."""
+	texts: dict[str, list[str]] = {}	# text -> the functions it is true of
 	for n in f.notes:
 		if n.kind == 'return':
 			text = (f'{{fn}} return{{s}} the result from inside the scope, which ends the '
 				f'region on the way out; {n.text}, which held it, goes.')
 		else:
 			text = _template(n.text, n.function)
-		by_fn.setdefault(n.function, [])
-		if text not in by_fn[n.function]:
-			by_fn[n.function].append(text)
-	# one paragraph per set of clean-ups that functions share
-	items = [(fn, '  '.join(texts)) for fn, texts in by_fn.items()]
-	return [_para(p) for p in grouped(items)]
+		fns = texts.setdefault(text, [])
+		if n.function not in fns:
+			fns.append(n.function)
+	paragraphs: dict[tuple[str, ...], list[str]] = {}
+	for text, fns in texts.items():
+		paragraphs.setdefault(tuple(fns), []).append(text)
+	return [_para(p) for fns, sentences in paragraphs.items()
+		for p in grouped([(fn, '  '.join(sentences)) for fn in fns])[:1]]
 
 
 def tested(f: PatchFacts) -> str:

@@ -80,8 +80,8 @@ def _return_where_set(lines: list[str], lo: int, hi: int, fn: str, notes: Notes)
 		   not out[k - 1].startswith(tabs[:-1] + '} else'):
 			out[k - 1] = out[k - 1][:-2]
 			del out[k + 1]
-		notes.append(Note(fn, 'exits', f'{fn}() set {var} to {value} only to go to {label}, '
-				  f'which returns it: it returns {value} there.'))
+		notes.append(Note(fn, 'exits', f'Where {fn}() set {var} to {value} only to go to '
+				  f'{label}, which returned it, {value} is returned directly.'))
 		return out
 	return None
 
