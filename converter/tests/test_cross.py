@@ -94,6 +94,10 @@ class BisectTest(unittest.TestCase):
 				self.assertIn('Kconfig', bisect.inputs_changed(['lib/Kconfig.debug'], objects))
 				self.assertIn('build tool', bisect.inputs_changed(['tools/objtool/check.c'],
 										  objects))
+				# The checker patch adds a .cocci under scripts/: not read by a build.
+				self.assertEqual('', bisect.inputs_changed(
+					['scripts/coccinelle/misc/scoped_uaccess.cocci', 'MAINTAINERS',
+					 'tools/testing/selftests/x86/Makefile.inc'], objects))
 
 	def test_a_directory_without_baseline_is_refused(self) -> None:
 		with tempfile.TemporaryDirectory() as d:

@@ -31,8 +31,11 @@ OUT = paths.OUT / 'bisect'
 # from these; their inputs count as the objects' inputs.
 GENERATED_FROM = ('arch/x86/kernel/asm-offsets.s', 'kernel/bounds.s')
 # A change to one of these can change every object (the configuration,
-# kbuild, objtool): the commit is always built.
-_BUILD_INPUTS = re.compile(r'(^|/)(Kconfig[^/]*|Makefile|Kbuild)$|^(scripts|tools)/')
+# kbuild, objtool): the commit is always built.  Coccinelle scripts and
+# the selftests are under scripts/ and tools/ but no build reads them:
+# the series' checker patch is not a reason to build.
+_BUILD_INPUTS = re.compile(r'(^|/)(Kconfig[^/]*|Makefile|Kbuild)$'
+			   r'|^scripts/(?!coccinelle/)|^tools/(?!testing/)')
 
 
 @dataclass
@@ -103,10 +106,10 @@ def run_bisect(runner: Runner, kdir: Path, config: Path,
 				results.append(result)
 				continue
 		last = (sha, objects, result)
-		kbuild.configure(runner, build, config)
-		# kbuild's own check notices a changed Kconfig; configure() only
-		# runs when the starting .config changes.
-		runner.run(build.make('-s', 'olddefconfig'), Output.CAPTURE)
+		# configure() ends with olddefconfig; when it is skipped (the
+		# starting .config is the same), a changed Kconfig still needs one.
+		if not kbuild.configure(runner, build, config):
+			runner.run(build.make('-s', 'olddefconfig'), Output.CAPTURE)
 		log = ''
 		for n, objs in ((jobs, objects), (1, SEPARATE)):
 			built = kbuild.build(runner, build, ('-s', *objs), n)
