@@ -9,7 +9,7 @@ from typing import Callable, Optional
 from scoped_uaccess.cli.kernel import add_jobs
 from scoped_uaccess.checker import check, report, review, ship, stress
 from scoped_uaccess.cocci import api, inlines, spatch
-from scoped_uaccess.convert import mainline
+from scoped_uaccess.convert import files as convert_files, mainline
 from scoped_uaccess.convert import targets as convert_targets
 from scoped_uaccess.checker.findings import SarifTree
 from scoped_uaccess.convert.driver import RULES, WORKTREE, ConvertRequest, default_worktree
@@ -120,6 +120,20 @@ def _convert_request(args: argparse.Namespace, out: Path) -> ConvertRequest:
 
 
 def cmd_convert(args: argparse.Namespace, runner: Runner) -> Outcome:
+	if args.files:
+		whole = [o for o, v in (('--core', args.core), ('--install', args.install),
+					 ('--install-from', args.install_from), ('--out', args.out),
+					 ('--rev', args.rev != 'HEAD'), ('--patches', args.patches)) if v]
+		if whole:
+			raise UsageError(f'{whole[0]} converts a whole tree, not FILE arguments',
+					 'give either files or the options of a tree conversion')
+		return convert_files.convert_files(
+			Runner(dry_run=runner.dry_run, echo=sys.stderr, quiet=runner.quiet),
+			convert_files.FilesRequest(tuple(args.files), args.tree, args.in_place,
+						   args.rules.resolve(), args.jobs))
+	if args.in_place:
+		raise UsageError('--in-place without FILE arguments', 'name the files to convert')
+	args.tree = args.tree or paths.DEFAULT_KDIR
 	return convert_targets.convert_step(runner, convert_targets.ConvertStep(
 		_convert_request(args, args.out or convert_targets.out_dir(args.tree)),
 		patches=args.patches or sources.patches_for(args.tree),
@@ -186,9 +200,15 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	add('check-cocci', cmd_check_cocci, 'the checker corpus testcases/cocci through spatch, '
 	    'the CLI and make coccicheck')
 	p = add('convert', cmd_convert, 'convert the open-coded user access regions of a tree '
-		'into a git format-patch series', kdir=False)
-	p.add_argument('--tree', type=Path, default=paths.DEFAULT_KDIR,
-		       help='kernel git tree (default: build/linux); never modified')
+		'into a git format-patch series, or of FILEs of your own tree', kdir=False)
+	p.add_argument('files', nargs='*', type=Path, metavar='FILE',
+		       help='convert these files of a kernel tree: print the diff (or --in-place) '
+		       'and leave the rest of the tree alone')
+	p.add_argument('--in-place', action='store_true',
+		       help='with FILEs: write the converted files back instead of printing a diff')
+	p.add_argument('--tree', type=Path,
+		       help='kernel git tree (default: build/linux; with FILEs, the tree above '
+		       'them); never modified but for --in-place FILEs')
 	p.add_argument('--out', type=Path, help='series, conversion.json, summary.md '
 		       f'(default: {relative(convert_targets.CONVERT_OUT)})')
 	p.add_argument('--rev', default='HEAD', help='commit to convert (default: HEAD)')
