@@ -16,13 +16,14 @@ happens.
 """
 
 import re
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Optional
 
+from scoped_uaccess.checker import check
+from scoped_uaccess.cocci import inlines
 from scoped_uaccess.core import paths
-from scoped_uaccess.core.command import Command, Output, Runner
+from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.core.outcome import Outcome, relative, written
 from scoped_uaccess.sweep import run as faultsweep
@@ -146,11 +147,13 @@ def objtool_lines(build_log: str) -> list[str]:
 		('exit.o' in line or 'waitid' in line)]
 
 
-def checker_classes(runner: Runner, source: str) -> list[str]:
-	"""The checker's classes on the mutated file (the `check` command)."""
-	run = runner.run(Command((sys.executable, str(paths.REPO / 'converter' / 'scoped-uaccess'),
-				  'check', source), mutates=False), Output.CAPTURE, check=False)
-	return sorted(set(re.findall(r'(?:ERROR|WARNING): \[([\w-]+)\] waitid\(\)', run.output)))
+def checker_classes(runner: Runner, tree: Path, source: Path) -> list[str]:
+	"""The classes of the checker's findings in waitid() of the mutated
+	file, with the tree's header inlines as `check` would run it."""
+	quiet = Runner(dry_run=runner.dry_run, echo=runner.echo, quiet=True)
+	result = check.run_check(quiet, check.CheckRequest(
+		paths=[source], root=tree, jobs=1, inlines=inlines.index(quiet, tree)))
+	return sorted({f.cls for f in result.findings if f.message.startswith('waitid()')})
 
 
 def sweep_once(runner: Runner, request: faultsweep.FaultsweepRequest, t: sweep_boot.SweepTarget,
@@ -194,7 +197,7 @@ def run_mutations(runner: Runner, request: MutationRequest) -> list[MutationResu
 	references = {}
 	for t in targets:
 		_, references[t.name], _ = sweep_once(runner, sweep, t, 'unmutated')
-	checker_before = set(checker_classes(runner, str(source)))
+	checker_before = set(checker_classes(runner, sweep.converted_tree, source))
 	results = []
 	try:
 		for mutation in (m for m in MUTATIONS_LIST if m.name in request.mutations):
@@ -210,7 +213,7 @@ def run_mutations(runner: Runner, request: MutationRequest) -> list[MutationResu
 					result.seen[t.name] = said
 				if lines := objtool_lines(build_log):
 					result.seen['objtool'] = lines[0]
-			if classes := sorted(set(checker_classes(runner, str(source))) - checker_before):
+			if classes := sorted(set(checker_classes(runner, sweep.converted_tree, source)) - checker_before):
 				result.seen['checker'] = ', '.join(classes)
 			for d in detectors:
 				runner.say(f'  {d}: {result.seen.get(d, "-")}')
