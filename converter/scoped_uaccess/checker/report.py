@@ -12,6 +12,7 @@ from typing import Callable, Optional
 
 from scoped_uaccess.checker import check
 from scoped_uaccess.cocci import inlines
+from scoped_uaccess.kernel import sources
 from scoped_uaccess.checker.check import CheckRequest, CheckResult
 from scoped_uaccess.checker.findings import Finding, SarifTree, Severity, findings_from_json
 from scoped_uaccess.core import paths
@@ -98,10 +99,10 @@ def load_triage(path: Path) -> dict[str, Triage]:
 	return triage
 
 
-def _version_key(path: Path) -> tuple:
+def _newest_first(path: Path) -> tuple:
 	"""reports/linux-7.3.4/triage.json sorts before linux-6.12.118's."""
 	m = re.search(r'linux-([\d.]+)', str(path))
-	return tuple(-int(n) for n in m.group(1).split('.') if n) if m else ()
+	return tuple(-n for n in sources.version_key(m.group(1))) if m else ()
 
 
 def carried_triage(ids: list[str], own: Path, reports: Path = REPORTS) -> dict[str, Triage]:
@@ -112,7 +113,7 @@ def carried_triage(ids: list[str], own: Path, reports: Path = REPORTS) -> dict[s
 	wanted = set(ids)
 	found: dict[str, Triage] = {}
 	files = [*reports.glob('*/triage.json'), *reports.glob('*/*/triage.json')]
-	for path in sorted(files, key=lambda p: (_version_key(p), str(p))):
+	for path in sorted(files, key=lambda p: (_newest_first(p), str(p))):
 		if path.resolve() == own.resolve():
 			continue
 		for fid, t in load_triage(path).items():

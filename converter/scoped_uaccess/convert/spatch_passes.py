@@ -2,11 +2,10 @@
 """The spatch passes over one file: the census, each transformation, the scopes.
 
     report                       the census: one REGION line per begin
-    -D patch -D local_pointer    ...one pass per transformation the census
-    -D patch -D cursor              asks for, in this order, each on the file
-    -D patch -D rederive            the previous pass wrote
-    -D patch -D range_check
-    -D patch -D label
+    -D patch -D <transformation> one pass per transformation the census asks
+                                 for, in the order of model.TRANSFORMATIONS,
+                                 each on the file the previous pass wrote
+                                 (the virtual rule: the name with '_' for '-')
     -D patch                     the scopes
 
 The layout and clean-ups after each pass are tidy.py's.
@@ -21,6 +20,7 @@ from typing import Iterator, Optional, Sequence
 
 from scoped_uaccess.cocci import spatch
 from scoped_uaccess.analysis import declarations
+from scoped_uaccess.analysis.model import TRANSFORMATIONS
 from scoped_uaccess.convert.notes import Note
 from scoped_uaccess.convert.tidy import drop_lone_semicolons, tidy
 from scoped_uaccess.convert.regions import CensusRegion, parse_regions
@@ -28,9 +28,7 @@ from scoped_uaccess.core.command import Command, CommandResult, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed
 
 # transformation name (as reported) -> the virtual rule of its pass
-PASSES = (('invert-begin', 'invert_begin'), ('local-pointer', 'local_pointer'),
-	  ('tail-out', 'tail_out'), ('cursor', 'cursor'), ('rederive', 'rederive'),
-	  ('range-check', 'range_check'), ('label', 'label'))
+PASSES = tuple((t, t.replace('-', '_')) for t in TRANSFORMATIONS)
 
 
 @dataclass(frozen=True)

@@ -52,10 +52,6 @@ from scoped_uaccess.sweep import boot as sweep_boot
 KDIR = paths.BUILD / 'linux-7.3'
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-	return tuple(int(n) for n in version.split('.'))
-
-
 def conversions_version(kdir: Path) -> Optional[str]:
 	"""The version the committed conversions of kdir's series were
 	generated on: that of the reports/linux-<series>.<n>/ holding a
@@ -63,7 +59,7 @@ def conversions_version(kdir: Path) -> Optional[str]:
 	series = sources.for_kdir(kdir).series
 	found = [d.name.removeprefix('linux-') for d in report.REPORTS.glob(f'linux-{series}.*')
 		 if (d / 'conversion.json').is_file()]
-	return max(found, key=_version_key, default=None)
+	return max(found, key=sources.version_key, default=None)
 
 
 def drift(kdir: Path) -> str:

@@ -17,7 +17,7 @@ gate).
 
 `fixes --boot` then shows what the fixes change at run time: a ppc64le
 kernel of the pristine tree and one of the fixed tree each boot the
-programs of testcases/fixes/ as /init (bootcheck.py).
+programs of testcases/fixes/ as /init (fixes_boot.py).
 """
 
 import collections

@@ -11,7 +11,7 @@ baseline, the series up to its API (kernel/baseline.py: the same build
 directory, rebuilt incrementally), boot with the userspace syscall tests
 (userspace.py) and must give the same results; then the same two
 kernels, and a ppc64le pair with KUAP, boot with the fault sweep
-(faultsweep.py), whose records must be the same.
+(sweep/run.py), whose records must be the same.
 """
 
 import collections

@@ -79,6 +79,11 @@ def makefile_version(kdir: Path) -> Optional[str]:
 	return '{VERSION}.{PATCHLEVEL}.{SUBLEVEL}{EXTRAVERSION}'.format(**fields)
 
 
+def version_key(version: str) -> tuple[int, ...]:
+	"""A kernel version ('7.3.4') as numbers to sort by: 6.12.118 < 7.3.4."""
+	return tuple(int(n) for n in version.split('.') if n.isdigit())
+
+
 def series_of(version: str) -> str:
 	"""6.12.118 -> 6.12."""
 	return '.'.join(version.split('.')[:2])
