@@ -70,6 +70,16 @@ class ClaimsTest(unittest.TestCase):
 		self.assertEqual(['0001-a.patch: adds access_ok() in put_info() and the changelog '
 				  'does not say why'], found)
 
+	def test_a_check_said_to_stay_in_front_of_two_scopes_covers_both(self) -> None:
+		# the same hunk again, in a second function of the file
+		hunk = DIFF[DIFF.index('@@'):DIFF.index('-- \n')]
+		second = DIFF.replace('-- \n', hunk.replace('put_info', 'put_more') + '-- \n')
+		body = ('put_info() and put_more() write user memory through info.\n\n'
+			'They can leave the region early (goto out;): without the range check, a range '
+			'past the top could take that exit, so access_ok() of the whole range stays in '
+			'front of the scope of put_info() and put_more().')
+		self.assertEqual([], claims.check_series([self.patch(body, diff=second)], EVERYWHERE))
+
 	def test_a_check_said_to_go_that_stays(self) -> None:
 		body = TRUE + ('\n\nOn x86-64 the scope of put_info() masks info instead: the '
 			       'access_ok() compare and the LFENCE after it go.')

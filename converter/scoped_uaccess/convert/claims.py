@@ -119,8 +119,14 @@ def access_ok_claims(p: Patch) -> list[str]:
 			if not ('access_ok(' in s and re.search(r'\b(stays?|keeps?)\b', s) and
 				'in front of' in s):
 				continue
-			# the function the sentence is about, else those its paragraph names
-			named = [f for f in _functions_named(s) if f not in _NOT_SUBJECTS][:1] or \
+			# the functions the sentence is about: its subject (named before
+			# access_ok()), else those of `the scope of f() and g()`, else
+			# those its paragraph names
+			after = re.search(r'in front of the scopes? of (.+)$', s)
+			named = [f for f in _functions_named(s[:s.index('access_ok(')])
+				 if f not in _NOT_SUBJECTS] or \
+				[f for f in _functions_named(after.group(1) if after else '')
+				 if f not in _NOT_SUBJECTS] or \
 				[f for f in _functions_named(para) if f not in _NOT_SUBJECTS]
 			said.update(_syscall(fn) for fn in named)
 			if not any(_syscall(fn) in present for fn in named):
