@@ -33,7 +33,11 @@ FILES = {
 	'drivers/gpu/i915/Makefile': 'gem-y += \\\n\tgem/i915_gem_busy.o \\\n'
 				     '\tgem/i915_gem_execbuffer.o\n'
 				     'i915-y += $(gem-y) i915_query.o\nobj-$(CONFIG_DRM_I915) += i915.o\n',
-	'kernel/Makefile': 'obj-y = fork.o exit.o\nobj-$(CONFIG_COMPAT) += compat.o\n',
+	# Symbols every architecture may select are defined in arch/Kconfig.
+	'arch/Kconfig': 'config HAVE_RSEQ\n\tbool\n',
+	'init/Kconfig': 'config RSEQ\n\tbool "rseq"\n\tdepends on HAVE_RSEQ\n',
+	'kernel/Makefile': 'obj-y = fork.o exit.o\nobj-$(CONFIG_COMPAT) += compat.o\n'
+			   'obj-$(CONFIG_RSEQ) += rseq.o\n',
 	'lib/Makefile': 'obj-$(CONFIG_DRM_VIRTIO) += virtio.o\n',
 }
 
@@ -57,6 +61,9 @@ class BuildersTest(unittest.TestCase):
 
 	def test_a_generic_object_builds_everywhere(self) -> None:
 		self.assertEqual('every architecture', self.describe('kernel/exit.c'))
+
+	def test_a_symbol_of_arch_kconfig_is_no_architecture_s(self) -> None:
+		self.assertEqual('every architecture', self.describe('kernel/rseq.c'))
 
 	def test_a_symbol_some_architectures_define(self) -> None:
 		self.assertEqual('powerpc (64-bit) and x86 (64-bit)', self.describe('kernel/compat.c'))

@@ -122,14 +122,14 @@ class Tree:
 			Optional[frozenset[Variant]]:
 		"""What one definition of symbol allows."""
 		v: Optional[frozenset[Variant]] = None
-		if file.startswith('arch/'):
-			v = frozenset({(file.split('/')[1], _width(symbol))})
+		if _arch_of(file):
+			v = frozenset({(_arch_of(file), _width(symbol))})
 		for expr in requires:
 			for term in _conjuncts(expr):
 				w = self._term(term)
 				if w is not None:
 					v = w if v is None else _meet(v, w)
-					if not file.startswith('arch/'):
+					if not _arch_of(file):
 						self._reasons.setdefault(symbol, f'{symbol} depends on {expr}')
 		return v
 
@@ -139,7 +139,7 @@ class Tree:
 		if symbol in self._reasons:
 			return self._reasons[symbol]
 		defs = self.kconfig().get(symbol, [])
-		arches = sorted({f.split('/')[1] for f, _ in defs if f.startswith('arch/')})
+		arches = sorted({_arch_of(f) for f, _ in defs if _arch_of(f)})
 		if defs and len(arches) == len({f for f, _ in defs}) and arches:
 			return (f'{symbol} is defined by ' + (arches[0] if len(arches) == 1 else
 							      ', '.join(arches[:-1]) + ' and ' + arches[-1]))
@@ -202,6 +202,14 @@ class Tree:
 			elif line.strip():
 				out.append((line, tuple(s for level in stack for s in level)))
 		return out
+
+
+def _arch_of(file: str) -> str:
+	"""The architecture whose Kconfig file this is: arch/x86/Kconfig is
+	x86's; arch/Kconfig, the symbols every architecture may select
+	(HAVE_RSEQ), is none's ('')."""
+	parts = file.split('/')
+	return parts[1] if parts[0] == 'arch' and len(parts) > 2 else ''
 
 
 def _width(name: str) -> Optional[int]:
