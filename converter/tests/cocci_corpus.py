@@ -20,7 +20,7 @@ from pathlib import Path
 
 import support
 from scoped_uaccess.checker import check
-from scoped_uaccess.cocci import inlines, spatch
+from scoped_uaccess.cocci import index_cache, spatch
 from scoped_uaccess.checker.findings import findings_from_json, parse_report
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output
@@ -181,7 +181,7 @@ class SeriesFilesTest(unittest.TestCase):
 		cls.files = [KDIR / name for name in changed.split()]
 		cls.result = check.run_check(runner, check.CheckRequest(
 			paths=cls.files, root=KDIR, jobs=os.cpu_count() or 1,
-			inlines=inlines.index(runner, KDIR)))
+			inlines=index_cache.index(runner, KDIR)))
 		triage = support.REPO / 'reports' / 'linux-6.12.118' / 'triage.json'
 		cls.triage = json.loads(triage.read_text()) if triage.exists() else {}
 

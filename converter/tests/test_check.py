@@ -21,7 +21,7 @@ lib/usercopy.c:61:10-27: WARNING: [call-in-region] call to f() inside the region
 38 files match
 '''
 
-SOURCE = '''\
+SOURCE_TEXT = '''\
 /* user_write_access_begin() in a comment does not count */
 #define helper(x) \\
 	user_write_access_begin(x, 1)
@@ -36,10 +36,12 @@ failed:
 	user_write_access_end();
 	return -EFAULT;
 }
-'''.splitlines()
+'''
+SOURCE = SOURCE_TEXT.splitlines()
 
 # What spatch --verbose-parsing prints when it gives up on lines 1-14 and
-# on the comment and macro alone (lines 1-3).
+# on the comment and macro alone (lines 1-3): `badcount: N`, then the N + 1
+# lines, the one it blames marked.
 STDERR = '''\
 HANDLING: x.c
 ERROR-RECOV: found sync '}' at line 14
@@ -48,11 +50,11 @@ semantic error function with no return type must have types in param list
  =File "x.c", line 14, column 0, charpos = 400
   around = '}',
   whole content = }
-badcount: 14
+badcount: 13
 ''' + ''.join(f'bad: {line}\n' for line in SOURCE[:13]) + 'BAD:!!!!! }\n' + '''\
 parse error
  = File "x.c", line 3, column 1, charpos = 10
-badcount: 3
+badcount: 2
 ''' + ''.join(f'bad: {line}\n' for line in SOURCE[:2]) + f'BAD:!!!!! {SOURCE[2]}\n'
 
 
@@ -78,7 +80,7 @@ class ParseReportTest(unittest.TestCase):
 
 class ParseFailureTest(unittest.TestCase):
 	def test_api_use_in_unparsed_code_is_reported(self) -> None:
-		failures = spatch.parse_failures(STDERR, 'x.c', SOURCE)
+		failures = spatch.parse_failures(STDERR, 'x.c', SOURCE_TEXT)
 		self.assertEqual(1, len(failures))
 		f = failures[0]
 		self.assertEqual((6, 1, 14), (f.line, f.first, f.last))
@@ -89,7 +91,7 @@ class ParseFailureTest(unittest.TestCase):
 
 	def test_comments_and_macros_alone_are_not(self) -> None:
 		only_macro = STDERR[STDERR.index('parse error'):]
-		self.assertEqual([], spatch.parse_failures(only_macro, 'x.c', SOURCE))
+		self.assertEqual([], spatch.parse_failures(only_macro, 'x.c', SOURCE_TEXT))
 
 
 class IdTest(unittest.TestCase):
@@ -114,7 +116,7 @@ class IdTest(unittest.TestCase):
 class FormatTest(unittest.TestCase):
 	def result(self) -> check.CheckResult:
 		found = findings.assign_ids(findings.parse_report(REPORT))
-		failure = spatch.parse_failures(STDERR, 'x.c', SOURCE)
+		failure = spatch.parse_failures(STDERR, 'x.c', SOURCE_TEXT)
 		return check.CheckResult(files=['x.c'], findings=found, parse_failures=failure,
 					 spatch_version='1.1.1', classes=check.classes())
 
@@ -142,10 +144,14 @@ class FormatTest(unittest.TestCase):
 		local = json.loads(self.result().to_sarif(Path('/k/linux'), findings.SarifTree(
 			'6.1.192', 'the pristine `baseline`', 'file:///k/linux/', 'abc123')))['runs'][0]
 		self.assertEqual('file:///k/linux/', local['originalUriBaseIds']['SRCROOT']['uri'])
+		# Debian's source is not the stable tree's tag: no provenance claimed
+		self.assertNotIn('versionControlProvenance', local)
+		self.assertEqual({'tree': 'the pristine `baseline`'}, local['properties'])
+		released = json.loads(self.result().to_sarif(Path('/k/linux'), findings.SarifTree(
+			'6.1.192', 'released', 'file:///k/linux/', 'abc123', released=True)))['runs'][0]
 		self.assertEqual({'repositoryUri': findings.KERNEL_REPOSITORY, 'revisionTag': 'v6.1.192',
-				  'mappedTo': {'uriBaseId': 'SRCROOT'}, 'revisionId': 'abc123',
-				  'properties': {'tree': 'the pristine `baseline`'}},
-				 local['versionControlProvenance'][0])
+				  'mappedTo': {'uriBaseId': 'SRCROOT'}, 'revisionId': 'abc123'},
+				 released['versionControlProvenance'][0])
 		self.assertFalse(run['invocations'][0]['executionSuccessful'])
 
 	def test_snippets_and_context(self) -> None:

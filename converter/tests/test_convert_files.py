@@ -38,7 +38,7 @@ class ConvertFilesTest(unittest.TestCase):
 		request = convert_files.FilesRequest(tuple(self.kdir / n for n in names),
 						     in_place=in_place, jobs=1)
 		with time_limit(TIMEOUT), \
-		     mock.patch.object(convert_files.inlines, 'index',
+		     mock.patch.object(convert_files.index_cache, 'index',
 				       return_value=self.root / 'inlines.json'), \
 		     mock.patch.object(convert_driver, 'new_checker_errors',
 				       return_value=dict(checker or {})):

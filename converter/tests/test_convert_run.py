@@ -114,7 +114,7 @@ class RunConvertTest(unittest.TestCase):
 		request = convert_driver.ConvertRequest(self.kdir, self.work / 'out',
 							worktree=self.work / 'wt', jobs=2)
 		with time_limit(TIMEOUT), \
-		     mock.patch.object(convert_driver.inlines, 'index',
+		     mock.patch.object(convert_driver.index_cache, 'index',
 				       return_value=self.root / 'inlines.json'), \
 		     mock.patch.object(convert_driver, 'new_checker_errors',
 				       return_value=dict(checker)), \

@@ -2,20 +2,21 @@
 """The checker scripts over files and directories: their findings as data."""
 
 import collections
-import concurrent.futures
+import dataclasses
 import os
+import re
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from scoped_uaccess.checker import findings as fmt
-from scoped_uaccess.cocci import shim, spatch
+from scoped_uaccess.checker import findings as fmt, runs
+from scoped_uaccess.cocci import selection, shim, spatch, unparsed
 from scoped_uaccess.checker.findings import CheckClass, Finding, Severity
-from scoped_uaccess.cocci.spatch import ParseFailure
-from scoped_uaccess.core.command import Output, Runner
-from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, UsageError
+from scoped_uaccess.cocci.unparsed import NotChecked, ParseFailure
+from scoped_uaccess.core.command import Runner
+from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 
 # The checker: one script (cocci/README.md), whose header lists the classes
 # it reports; one spatch run per file.  A tuple, as --cocci may name others:
@@ -43,7 +44,8 @@ class CheckRequest:
 	root: Optional[Path] = None	# paths in the output are relative to it
 	jobs: int = os.cpu_count() or 1
 	timeout: Optional[int] = None	# seconds per spatch run; None: no limit
-	inlines: Optional[Path] = None	# the tree's header inline index (inlines.index())
+	inlines: Optional[Path] = None	# the tree's header inline index (index_cache.index())
+	memory_mb: int = runs.DEFAULT_MEMORY_MB	# address space per spatch run
 
 
 @dataclass
@@ -56,6 +58,17 @@ class CheckResult:
 	spatch_version: str = ''
 	classes: dict[str, CheckClass] = field(default_factory=lambda: classes())
 	scripts: tuple[Path, ...] = CHECKERS
+	# Files not checked, and why: unreadable, a run that failed, did not
+	# finish within its limits or was interrupted.  Never silently clean.
+	not_checked: list[NotChecked] = field(default_factory=list)
+	interrupted: bool = False	# Ctrl-C or SIGTERM: what finished is here
+	dry_run: bool = False		# --dry-run: nothing was run, nothing is known
+
+	@property
+	def complete(self) -> bool:
+		"""Every line of every file was checked."""
+		return not (self.parse_failures or self.not_checked or self.interrupted
+			    or self.dry_run)
 
 	def counts(self) -> dict[str, int]:
 		return {cls: sum(1 for f in self.findings if f.cls == cls) for cls in self.classes}
@@ -64,41 +77,71 @@ class CheckResult:
 		return [f for f in self.findings if f.file == file and f.severity is Severity.ERROR]
 
 	def to_text(self) -> str:
-		return fmt.to_text(self.findings, self.parse_failures)
+		return fmt.to_text(self.findings, self.parse_failures) + \
+			''.join(n.text() + '\n' for n in self.not_checked)
 
-	def to_json(self) -> str:
-		return fmt.to_json(self.findings, self.parse_failures, self.files, self.spatch_version)
+	def to_json(self, **extra: object) -> str:
+		return fmt.to_json(self.findings, self.parse_failures, self.files, self.spatch_version,
+				   not_checked=self.not_checked, complete=self.complete, **extra)
 
-	def to_sarif(self, root: Path, tree: fmt.SarifTree = fmt.SarifTree()) -> str:
+	def to_sarif(self, root: Path, tree: fmt.SarifTree = fmt.SarifTree(),
+		     error: str = '') -> str:
 		"""SARIF of the findings, paths relative to root, whose source gives
 		the region snippets; tree says what the log may tell of it."""
 		scripts = {c.script for c in self.classes.values()}
 		comments = {s.name: fmt.script_comments(s) for s in self.scripts
 			    if s.name in scripts and s.is_file()}
 		return fmt.to_sarif(self.findings, self.parse_failures, self.classes,
-				    self.spatch_version, tree, source_lines(root), comments)
+				    self.spatch_version, tree, source_lines(root), comments,
+				    not_checked=self.not_checked,
+				    complete=self.complete, error=error)
 
 
-def _size(path: Path) -> int:
-	try:
-		return path.stat().st_size
-	except OSError:
-		return 0
+# A name spatch would take for an option, or that breaks its line-based
+# output: such a file runs from a link with a plain name.
+_PLAIN = re.compile(r'^[^-\x00-\x1f\x7f][^\x00-\x1f\x7f]*$')
+
+
+def _aliases(root: Path, names: list[str], scratch: Path) -> dict[str, tuple[str, str]]:
+	"""name -> (what spatch is given, the text it parses) for the files
+	that do not run under their own name: a copy with braces around the
+	scope bodies spatch cannot parse as such (shim.py), or a link with a
+	plain name."""
+	out = {}
+	for n, name in enumerate(names):
+		try:
+			text = selection.read_source(root / name)
+		except OSError:
+			continue
+		braced = shim.brace_scopes(text)
+		if braced != text or not _PLAIN.match(name):
+			alias = scratch / 'alias' / str(n) / Path(name).name.lstrip('-').replace('\n', '_')
+			if not alias.name.endswith(selection.SOURCE_SUFFIXES):
+				alias = alias.with_name(alias.name + Path(name).suffix)
+			alias.parent.mkdir(parents=True)
+			alias.write_bytes(braced.encode('utf-8', errors='surrogateescape')
+					  if braced != text else (root / name).read_bytes())
+			out[name] = (str(alias), braced)
+	return out
 
 
 def run_check(runner: Runner, request: CheckRequest,
 	      progress: Optional[Callable[[str], None]] = None) -> CheckResult:
-	"""Runs the scripts on every file of the request that uses the API."""
+	"""Runs the scripts on every file of the request that uses the API;
+	Ctrl-C or SIGTERM (runs.interruptible()) ends it early, with what
+	finished and the rest as not checked."""
 	for script in request.scripts:
 		if not script.is_file():
 			raise EnvironmentProblem(f'{script}: no such semantic patch')
 	start = time.monotonic()
 	root = (request.root or Path.cwd()).resolve()
-	files = spatch.find_files(runner, request.paths)
+	selected = selection.select(runner, request.paths)
 	result = CheckResult(spatch_version=spatch.version(runner),
 			     classes=classes(request.scripts), scripts=tuple(request.scripts))
-	names = [_relative(f, root) for f in files]
+	names = [_relative(f, root) for f in selected.files]
 	result.files = names
+	result.not_checked = [NotChecked(_relative(p, root), reason) for p, reason in selected.unread]
+	limits = runs.Limits(request.timeout or 10 ** 9, request.memory_mb)
 	done = 0
 
 	# One task per spatch run: every script on every parse variant of a
@@ -109,71 +152,65 @@ def run_check(runner: Runner, request: CheckRequest,
 		 for variant in spatch.parse_variants(name) for script in request.scripts]
 	tasks.sort(key=lambda task: -_size(root / task[0]))
 	remaining = collections.Counter(name for name, _, _ in tasks)
-	# Files with scope bodies spatch cannot parse as such run from a copy
-	# with braces around them (shim.py), named as the original in the output.
-	copies = tempfile.TemporaryDirectory(prefix='scoped-uaccess-check-')
-	shimmed = {}
-	for name in names:
-		try:
-			text = (root / name).read_text(errors='replace')
-		except OSError:
-			continue
-		braced = shim.brace_scopes(text)
-		if braced != text:
-			shimmed[name] = Path(copies.name) / name.lstrip('/')
-			shimmed[name].parent.mkdir(parents=True, exist_ok=True)
-			shimmed[name].write_text(braced)
-
-	def one(task: tuple[str, tuple[str, ...], Path]) -> tuple[str, list, list, bool]:
-		name, variant, script = task
-		copy = shimmed.get(name)
-		run = runner.run(spatch.command(script, 'report', str(copy or name), root, variant,
-						timeout=request.timeout,
-						extra=('--verbose-parsing',),
-						inlines=request.inlines), Output.CAPTURE,
-				 check=False)
-		if copy:
-			run.output = run.output.replace(str(copy), name)
-			run.stderr = run.stderr.replace(str(copy), name)
-		if request.timeout and spatch.timed_out(run.returncode, run.stderr + run.output):
-			return name, [], [], True
-		if run.returncode != 0:
-			raise CommandFailed(run.command.shell_line(), run.returncode,
-					    run.stderr or run.output,
-					    'the semantic patch or spatch failed; rerun the command')
-		source = _read_lines(root / name)
-		return (name, fmt.parse_report(run.output),
-			spatch.parse_failures(run.stderr, name, source), False)
-
 	found: dict[str, set[Finding]] = collections.defaultdict(set)
 	unparsed: dict[str, set[ParseFailure]] = collections.defaultdict(set)
-	with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, request.jobs)) as pool:
-		futures = [pool.submit(one, task) for task in tasks]
-		for future in concurrent.futures.as_completed(futures):
-			try:
-				name, got, failures, late = future.result()
-			except BaseException:
-				# spatch failed: report it now, not after the queued runs.
-				pool.shutdown(wait=False, cancel_futures=True)
-				raise
-			found[name].update(got)
-			unparsed[name].update(failures)
-			if late and name not in result.timed_out:
-				result.timed_out.append(name)
+	failed: dict[str, str] = {}
+
+	with tempfile.TemporaryDirectory(prefix='scoped-uaccess-check-') as scratch:
+		aliases = _aliases(root, names, Path(scratch))
+
+		def finished(run: runs.Run) -> None:
+			nonlocal done
+			name = run.key[0]
+			alias, text = aliases.get(name, (None, None))
+			if run.status is runs.Status.NOT_RUN:
+				result.dry_run = True
+			elif run.status is runs.Status.DONE:
+				for f in fmt.parse_report(run.stdout):
+					found[name].add(dataclasses.replace(f, file=name) if f.file in
+							(alias, name) else f)
+				if text is None:
+					try:
+						text = selection.read_source(root / name)
+					except OSError as e:
+						failed.setdefault(name, selection.why(e))
+						text = ''
+				unparsed[name].update(spatch.parse_failures(run.stderr, name, text))
+			else:
+				failed.setdefault(name, run.reason(limits))
+				if run.status is runs.Status.TIMED_OUT and name not in result.timed_out:
+					result.timed_out.append(name)
 			remaining[name] -= 1
 			if remaining[name]:
-				continue
+				return
 			done += 1
 			if progress:
 				progress(f'[{done}/{len(names)}] {name}: {len(found[name])} finding(s)'
 					 + (f', {len(unparsed[name])} unparsed block(s)'
 					    if unparsed[name] else '')
-					 + (', timed out' if name in result.timed_out else ''))
+					 + (f', not checked: {failed[name]}' if name in failed else ''))
+
+		commands = [(task, spatch.command(task[2], 'report',
+						  aliases[task[0]][0] if task[0] in aliases else task[0],
+						  root, task[1], extra=('--verbose-parsing',),
+						  inlines=request.inlines)) for task in tasks]
+		try:
+			runs.run_all(runner, commands, request.jobs, limits, Path(scratch), finished)
+		except runs.Interrupted:
+			result.interrupted = True
+			for name in names:
+				if remaining[name]:
+					failed.setdefault(name, 'interrupted before spatch finished')
+	for name in names:
+		if name in failed:
+			# Half of a file's runs say nothing of the rest of it.
+			result.not_checked.append(NotChecked(name, failed[name]))
+		elif not remaining[name]:
 			result.findings += found[name]
 			result.parse_failures += unparsed[name]
-	copies.cleanup()
 	result.findings = fmt.assign_ids(sorted(set(result.findings)))
 	result.parse_failures.sort()
+	result.not_checked.sort()
 	result.timed_out.sort()
 	result.seconds = time.monotonic() - start
 	return result
@@ -192,15 +229,28 @@ def source_lines(root: Path) -> Callable[[str, int], str]:
 	return source_line
 
 
-def _relative(path: Path, root: Path) -> str:
+def _size(path: Path) -> int:
 	try:
-		return str(path.resolve().relative_to(root))
-	except ValueError:
-		return str(path.resolve())
+		return path.stat().st_size
+	except OSError:
+		return 0
+
+
+def _relative(path: Path, root: Path) -> str:
+	"""path relative to root (resolved), under its own name: a link to a
+	file keeps its name, a link loop does not stop the check."""
+	plain = Path(os.path.abspath(path))
+	for candidate in (plain, plain.parent.resolve() / plain.name):
+		try:
+			return str(candidate.relative_to(root))
+		except ValueError:
+			continue
+	return str(plain)
 
 
 def _read_lines(path: Path) -> list[str]:
+	"""The lines of a file as spatch numbers them."""
 	try:
-		return path.read_text(errors='replace').splitlines()
+		return unparsed.source_lines(selection.read_source(path))
 	except OSError:
 		return []

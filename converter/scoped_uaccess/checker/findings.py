@@ -5,11 +5,12 @@ import enum
 import json
 import re
 import textwrap
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from scoped_uaccess.cocci.spatch import ParseFailure, digest
+from scoped_uaccess.cocci.unparsed import NotChecked, ParseFailure, digest
 
 
 class Severity(enum.Enum):
@@ -58,6 +59,8 @@ def _class(entry: list, script: Path) -> CheckClass:
 
 PARSE_ERROR = CheckClass('parse-error', 'code that spatch cannot parse: not checked',
 			 Severity.ERROR, '')
+NOT_CHECKED = CheckClass('not-checked', 'a file the check did not cover (unreadable, or '
+			 'spatch failed or did not finish within its limits)', Severity.ERROR, '')
 
 
 @dataclass(frozen=True, order=True)
@@ -88,8 +91,9 @@ class Finding:
 			       Severity(d['severity']), d['class'], d['message'], d.get('id', ''))
 
 
-# file:line:col-col: SEVERITY: [class] message, as coccilib.report prints
-_REPORT = re.compile(r'^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+)-(?P<col_end>\d+): '
+# file:line:col-col: SEVERITY: [class] message, as coccilib.report prints;
+# the name may hold colons (a:b.c:12:1-5: ...).
+_REPORT = re.compile(r'^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+)-(?P<col_end>\d+): '
 		     r'(?P<severity>ERROR|WARNING): \[(?P<cls>[a-z-]+)\] (?P<message>.*)$')
 
 
@@ -166,12 +170,19 @@ TOOL_NAME = 'scoped_uaccess.cocci'
 
 
 def to_json(findings: list[Finding], failures: list[ParseFailure], files: list[str],
-	    spatch_version: str) -> str:
+	    spatch_version: str, not_checked: Iterable[NotChecked] = (), complete: bool = True,
+	    **extra: object) -> str:
+	"""The findings as JSON; complete says every line of every file was
+	checked, not_checked names the files that were not; extra keys (an
+	error, a review's range) go at the end."""
 	return json.dumps({
 		'tool': {'name': TOOL_NAME, 'spatch': spatch_version},
+		'complete': complete,
 		'files': files,
 		'findings': [f.as_dict() for f in findings],
 		'parse_failures': [p.as_dict() for p in failures],
+		'not_checked': [n.as_dict() for n in not_checked],
+		**extra,
 	}, indent=1) + '\n'
 
 
@@ -179,19 +190,25 @@ SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json'
 SARIF_LEVEL = {Severity.ERROR: 'error', Severity.WARNING: 'warning'}
 # Where a kernel version names its source: the stable tree tags every release.
 KERNEL_REPOSITORY = 'https://git.kernel.org/pub/scm/linux/kernel/git/stable/linux.git'
-# The base id of every artifact location: the top of the kernel tree.
+# The base id of every artifact location: the top of the kernel tree, or
+# the directory the checker ran in (SarifTree.base says which).
 SRCROOT = 'SRCROOT'
+TREE_TOP = 'the top of the kernel tree'
 
 
 @dataclass(frozen=True)
 class SarifTree:
 	"""What a SARIF log says of the tree it checked.  A committed log has
 	only the version and the description: root_uri and revision name this
-	machine's checkout and go into logs that stay under build/."""
+	machine's checkout and go into logs that stay under build/.  The
+	stable tree's tag is claimed (released) only for a git tree that is
+	clean at that tag; otherwise the log says what is known of the tree."""
 	version: Optional[str] = None		# the version the tree's Makefile declares
 	description: str = ''			# how the tree was made, with no commit id
-	root_uri: Optional[str] = None		# file:///.../ of the tree's top
+	root_uri: Optional[str] = None		# file:///.../ of the base
 	revision: Optional[str] = None		# the tree's commit, when it is a git tree
+	base: str = TREE_TOP			# what the paths are relative to
+	released: bool = False			# a clean git tree at tag v<version>
 
 
 def rule_name(cls: str) -> str:
@@ -246,11 +263,15 @@ def _snippets(file: str, line: int, col: int, col_end: Optional[int],
 def to_sarif(findings: list[Finding], failures: list[ParseFailure], classes: dict[str, CheckClass],
 	     spatch_version: str, tree: SarifTree = SarifTree(),
 	     source_line: Optional[Callable[[str, int], str]] = None,
-	     comments: Optional[dict[str, str]] = None) -> str:
+	     comments: Optional[dict[str, str]] = None, not_checked: Iterable[NotChecked] = (),
+	     complete: bool = True, error: str = '') -> str:
 	"""SARIF 2.1.0: one run, one rule per class, columns made 1-based;
 	source_line gives the region snippets, comments each script's
-	deliberate limits and known false positives for the rules' help."""
-	rules = [*classes.values(), PARSE_ERROR]
+	deliberate limits and known false positives for the rules' help.  The
+	run is successful only when every line was checked (complete, nothing
+	in failures or not_checked, no error)."""
+	not_checked = list(not_checked)
+	rules = [*classes.values(), PARSE_ERROR, NOT_CHECKED]
 	index = {c.name: i for i, c in enumerate(rules)}
 	results = []
 	for f in findings:
@@ -272,8 +293,18 @@ def to_sarif(findings: list[Finding], failures: list[ParseFailure], classes: dic
 			'locations': [_sarif_location(p.file, p.line, 1, None, source_line)],
 			'partialFingerprints': {'scopedUaccessId/v1': p.id},
 		})
-	root: dict = {'description': {'text': 'the top of the kernel tree'
-				       + (f' (Linux {tree.version})' if tree.version else '')}}
+	for n in not_checked:
+		results.append({
+			'ruleId': NOT_CHECKED.name,
+			'ruleIndex': index[NOT_CHECKED.name],
+			'level': 'error',
+			'message': {'text': f'{n.reason}: not checked'},
+			'locations': [_sarif_location(n.file, 1, 1, None)],
+			'partialFingerprints': {'scopedUaccessId/v1': 'not-checked-' + digest(n.file)},
+		})
+	root: dict = {'description': {'text': tree.base
+				       + (f' (Linux {tree.version})' if tree.version and
+					  tree.base == TREE_TOP else '')}}
 	if tree.root_uri:
 		root['uri'] = tree.root_uri
 	run: dict = {
@@ -285,18 +316,30 @@ def to_sarif(findings: list[Finding], failures: list[ParseFailure], classes: dic
 		}},
 		'originalUriBaseIds': {SRCROOT: root},
 	}
-	if tree.version:
+	if tree.version and tree.released:
 		provenance: dict = {'repositoryUri': KERNEL_REPOSITORY,
 				    'revisionTag': f'v{tree.version}',
 				    'mappedTo': {'uriBaseId': SRCROOT}}
 		if tree.revision:
 			provenance['revisionId'] = tree.revision
-		if tree.description:
-			provenance['properties'] = {'tree': tree.description}
 		run['versionControlProvenance'] = [provenance]
+	if tree.description:
+		run['properties'] = {'tree': tree.description}
 	# Coccinelle counts characters: a tab is one column
 	run['columnKind'] = 'unicodeCodePoints'
-	run['invocations'] = [{'executionSuccessful': not failures}]
+	invocation: dict = {'executionSuccessful': complete and not failures and not not_checked
+			    and not error}
+	notes = [f'{n.file}: {n.reason}: not checked' for n in not_checked]
+	if failures:
+		notes.append(f'{len(failures)} block(s) spatch cannot parse: not checked')
+	if error:
+		notes.insert(0, error)
+	elif not complete and not failures and not not_checked:
+		notes.append('the run did not finish: not every file was checked')
+	if notes:
+		invocation['toolExecutionNotifications'] = [
+			{'level': 'error', 'message': {'text': note}} for note in notes]
+	run['invocations'] = [invocation]
 	run['results'] = results
 	log = {'$schema': SARIF_SCHEMA_URI, 'version': '2.1.0', 'runs': [run]}
 	return json.dumps(log, indent=1) + '\n'
@@ -308,7 +351,10 @@ def _sarif_location(file: str, line: int, col: int, col_end: Optional[int],
 	if Path(file).is_absolute():
 		artifact = {'uri': Path(file).as_uri()}
 	else:
-		artifact = {'uri': file, 'uriBaseId': SRCROOT}
+		# A relative reference, percent-encoded: a colon too, or a:b.c
+		# would read as a URI of scheme a.
+		artifact = {'uri': urllib.parse.quote(file, safe="/!$&'()*+,;=@-._~"),
+			    'uriBaseId': SRCROOT}
 	location: dict = {'artifactLocation': artifact, 'region': region}
 	if context:
 		location['contextRegion'] = context

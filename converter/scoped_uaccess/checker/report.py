@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from scoped_uaccess.checker import check
-from scoped_uaccess.cocci import inlines
+from scoped_uaccess.cocci import index_cache
 from scoped_uaccess.kernel import sources
 from scoped_uaccess.checker.check import CheckRequest, CheckResult
 from scoped_uaccess.checker.findings import Finding, SarifTree, Severity, findings_from_json
@@ -168,7 +168,7 @@ def run_report(runner: Runner, request: ReportRequest,
 	triage = load_triage(triage_path)
 	result = check.run_check(runner, CheckRequest(paths=[request.kdir], scripts=request.scripts,
 						      root=request.kdir, jobs=request.jobs,
-						      inlines=inlines.index(runner, request.kdir)),
+						      inlines=index_cache.index(runner, request.kdir)),
 				 progress)
 	ids = [f.id for f in result.findings] + [p.id for p in result.parse_failures]
 	carried = carried_triage([i for i in ids if i not in triage], triage_path)

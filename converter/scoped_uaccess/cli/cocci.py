@@ -1,90 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Commands of the Coccinelle stage: check, report, check-cocci, convert, convert-regen, api-tables."""
+"""Commands of the Coccinelle stage: report, check-cocci, convert, convert-regen, api-tables."""
 
 import argparse
 import sys
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable
 
 from scoped_uaccess.cli.kernel import add_jobs
-from scoped_uaccess.checker import check, report, review, ship, stress
-from scoped_uaccess.cocci import api, inlines, spatch
+from scoped_uaccess.checker import check, report, ship, stress
+from scoped_uaccess.cocci import api, spatch
 from scoped_uaccess.convert import files as convert_files, mainline
 from scoped_uaccess.convert import targets as convert_targets
-from scoped_uaccess.checker.findings import SarifTree
 from scoped_uaccess.convert.driver import RULES, WORKTREE, ConvertRequest, default_worktree
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
-from scoped_uaccess.core.outcome import EXIT_FINDINGS, EXIT_USAGE, Outcome, relative
+from scoped_uaccess.core.outcome import EXIT_USAGE, Outcome, relative
 from scoped_uaccess.gates import make_test
-from scoped_uaccess.kernel import sources, tree, worktree
+from scoped_uaccess.kernel import sources, tree
 from scoped_uaccess.kernel.tree import makefile_version
-
-FORMATS = ('text', 'json', 'sarif')
-
-
-def cmd_check(args: argparse.Namespace, runner: Runner) -> Outcome:
-	# stdout carries the findings (text, JSON or SARIF) and nothing else;
-	# the commands go to stderr with --verbose, progress with --progress.
-	runner = Runner(dry_run=runner.dry_run, echo=sys.stderr, quiet=not args.verbose)
-	progress = (lambda line: print(line, file=sys.stderr, flush=True)) if args.progress else None
-	if args.diff or args.patch:
-		if args.diff and args.patch:
-			raise UsageError('--diff and --patch exclude each other', 'give one of them')
-		return _check_change(args, runner, progress)
-	if not args.paths:
-		raise UsageError('nothing to check', 'give files or directories, --diff A..B or '
-				 '--patch FILE...')
-	root = Path.cwd()
-	# Files of a kernel tree: calls to its header inlines are classified as
-	# a run with the headers would (the index is built once per tree commit).
-	tree_dir = _kernel_tree(args.paths)
-	index = inlines.index(runner, tree_dir) if tree_dir else None
-	result = check.run_check(runner, check.CheckRequest(paths=args.paths, scripts=_scripts(args),
-							    root=root, jobs=args.jobs,
-							    inlines=index), progress)
-	return _print_result(args, result, root)
-
-
-def _check_change(args: argparse.Namespace, runner: Runner,
-		  progress: Optional[Callable[[str], None]]) -> Outcome:
-	"""--diff A..B, --patch FILE...: the findings a change adds in the
-	functions it touches (cocci/review.py)."""
-	git_tree = args.tree.resolve()
-	if args.patch:
-		base = worktree.head(runner, git_tree)
-		head = review.apply_patches(runner, git_tree, args.patch)
-	else:
-		base, head = review.parse_range(args.diff)
-	only = [str(p.resolve().relative_to(git_tree)) if p.is_absolute() else str(p)
-		for p in args.paths]
-	found = review.review(runner, review.ReviewRequest(
-		git_tree, base, head, scripts=_scripts(args), jobs=args.jobs, only=only), progress)
-	return _print_result(args, found.new, git_tree)
-
-
-def _print_result(args: argparse.Namespace, result: check.CheckResult, root: Path) -> Outcome:
-	render = {'text': result.to_text, 'json': result.to_json,
-		  'sarif': lambda: result.to_sarif(root, SarifTree(
-			  makefile_version(root), root_uri=root.resolve().as_uri() + '/'))}[args.format]
-	sys.stdout.write(render())
-	sys.stdout.flush()
-	summary = (f'{len(result.files)} file(s), {len(result.findings)} finding(s), '
-		   f'{len(result.parse_failures)} block(s) spatch cannot parse')
-	if result.parse_failures:
-		return Outcome(EXIT_USAGE, summary, reported=True)
-	return Outcome(EXIT_FINDINGS, summary, reported=True) if result.findings else Outcome.ok(summary)
-
-
-def _kernel_tree(targets: list[Path]) -> Optional[Path]:
-	"""The kernel tree the first target lies in, if any."""
-	for target in targets[:1]:
-		for d in (target.resolve(), *target.resolve().parents):
-			if (d / 'include' / 'linux').is_dir() and makefile_version(d):
-				return d
-	return None
-
 
 def cmd_report(args: argparse.Namespace, runner: Runner) -> Outcome:
 	tree.ensure(runner, args.kdir, args.patches)
@@ -170,22 +104,6 @@ def _scripts(args: argparse.Namespace) -> tuple[Path, ...]:
 
 
 def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
-	p = add('check', cmd_check, 'run the checker on files or directories, or on the '
-		'functions a change touches', kdir=False)
-	p.add_argument('paths', nargs='*', type=Path, metavar='PATH',
-		       help='C files, headers or directories (only files using the API are checked); '
-		       'with --diff or --patch, paths of the tree to limit the review to')
-	p.add_argument('--diff', metavar='A..B', help='only the findings B adds against A in the '
-		       'functions the change touches')
-	p.add_argument('--patch', nargs='+', type=Path, metavar='FILE',
-		       help='as --diff, for patch files applied to the HEAD of --tree')
-	p.add_argument('--tree', type=Path, default=Path('.'),
-		       help='the git tree of --diff and --patch (default: the current directory)')
-	p.add_argument('--verbose', action='store_true', help='echo every command on stderr')
-	p.add_argument('--format', choices=FORMATS, default='text',
-		       help='text is coccicheck\'s file:line:col-col: form (default)')
-	p.add_argument('--progress', action='store_true', help='one line per file on stderr')
-	_checker_options(p)
 	p = add('report', cmd_report, 'the triaged tree-wide report: reports/linux-<version>/')
 	p.add_argument('--out', type=Path, help='output directory (default: reports/linux-<version>)')
 	p.add_argument('--triage', type=Path, help='triage file (default: <out>/triage.json)')

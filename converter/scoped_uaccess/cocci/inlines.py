@@ -4,24 +4,19 @@
 spatch runs with --no-includes, so a call to a helper defined in a header
 is a call to an unknown function.  A fast text scan of the headers finds
 every `static inline` and `static __always_inline` definition; the index
-is cached under build/ per tree commit and read by the converter and the
-checker's classification of calls.
+is cached by the content of the headers (index_cache.py) and read by the
+converter and the checker's classification of calls.
 """
 
-import hashlib
 import json
 import os
 import re
 from pathlib import Path
 from typing import Optional
 
-from scoped_uaccess.core import paths
-from scoped_uaccess.core.command import Output, Runner
-from scoped_uaccess.kernel.git import git
 
 ALWAYS = 'always'	# static __always_inline: inlined whatever the compiler decides
 INLINE = 'inline'	# static inline: usually inlined, not guaranteed
-CACHE = paths.BUILD / 'cache'
 ENV = 'SCOPED_UACCESS_INLINES'
 # A definition: static, inline-ish qualifiers and attributes, the return
 # type, the name and its parameter list, then the body.
@@ -76,28 +71,6 @@ def build(kdir: Path) -> dict[str, str]:
 			if index.get(name) != ALWAYS:
 				index[name] = kind
 	return index
-
-
-def cache_path(runner: Runner, kdir: Path) -> Path:
-	"""The cache file for kdir's HEAD (its tree id, so that it is shared by
-	worktrees at the same commit)."""
-	run = runner.run(git(kdir, 'rev-parse', 'HEAD^{tree}'), Output.CAPTURE, check=False)
-	key = run.output.strip()[:16] if run.returncode == 0 else 'nogit-' + hashlib.sha1(
-		str(kdir.resolve()).encode()).hexdigest()[:16]
-	return CACHE / f'inlines-{key}.json'
-
-
-def index(runner: Runner, kdir: Path) -> Path:
-	"""The index of kdir's headers as a JSON file, built when missing."""
-	path = cache_path(runner, kdir)
-	if not path.is_file():
-		runner.say(f'inlines: indexing the static inline functions of {kdir}/include')
-		data = build(kdir)
-		path.parent.mkdir(parents=True, exist_ok=True)
-		tmp = path.with_suffix('.tmp')
-		tmp.write_text(json.dumps(data, sort_keys=True, indent=0) + '\n')
-		os.replace(tmp, path)
-	return path
 
 
 def load(path: Optional[str] = None) -> dict[str, str]:

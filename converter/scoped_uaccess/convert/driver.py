@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Optional
 
 from scoped_uaccess.kernel import worktree
 from scoped_uaccess.checker import check
-from scoped_uaccess.cocci import api, inlines, spatch
+from scoped_uaccess.cocci import api, index_cache, spatch
 from scoped_uaccess.convert import spatch_passes
 from scoped_uaccess.convert import changelog
 from scoped_uaccess.convert.commits import (group_files, prefix_from_history, prefix_from_path,
@@ -312,7 +312,7 @@ def _convert(runner: Runner, request: ConvertRequest, commit: str, result: Conve
 		say('convert: dry run: then the checker on the rewritten files, one commit per '
 		    f'subsystem in {wt}, git format-patch into {request.out}')
 		return result
-	env = spatch_passes.Environment(inlines.index(runner, request.tree), treefacts.masking_arches(wt))
+	env = spatch_passes.Environment(index_cache.index(runner, request.tree), treefacts.masking_arches(wt))
 	gains = gaining_files(wt, files)
 	done = [0]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, TextIO
 
-from scoped_uaccess.cocci import inlines
+from scoped_uaccess.cocci import index_cache
 from scoped_uaccess.convert import driver, spatch_passes
 from scoped_uaccess.convert.regions import Entry
 from scoped_uaccess.analysis.status import Status
@@ -118,7 +118,7 @@ def convert_files(runner: Runner, request: FilesRequest, out: TextIO = sys.stdou
 		rules = Path(tmp) / request.rules.name
 		shutil.copyfile(request.rules, rules)
 		commit = _copy(runner, top, names, wt)
-		env = spatch_passes.Environment(inlines.index(runner, top), treefacts.masking_arches(top))
+		env = spatch_passes.Environment(index_cache.index(runner, top), treefacts.masking_arches(top))
 		gains = driver.gaining_files(top, names)
 		changed, converted, regions = [], 0, 0
 		for name in names:

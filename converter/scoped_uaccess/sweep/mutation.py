@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from scoped_uaccess.checker import check
-from scoped_uaccess.cocci import inlines
+from scoped_uaccess.cocci import index_cache
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
@@ -152,7 +152,7 @@ def checker_classes(runner: Runner, tree: Path, source: Path) -> list[str]:
 	file, with the tree's header inlines as `check` would run it."""
 	quiet = Runner(dry_run=runner.dry_run, echo=runner.echo, quiet=True)
 	result = check.run_check(quiet, check.CheckRequest(
-		paths=[source], root=tree, jobs=1, inlines=inlines.index(quiet, tree)))
+		paths=[source], root=tree, jobs=1, inlines=index_cache.index(quiet, tree)))
 	return sorted({f.cls for f in result.findings if f.message.startswith('waitid()')})
 
 
