@@ -33,7 +33,7 @@ FORCE_OPT := $(if $(call truthy,$(FORCE)),--force)
 
 # The steps share one kernel tree and build directories: never in parallel.
 .NOTPARALLEL:
-.PHONY: all deps tree kunit negative sparse checkpatch cross bisect unittest test help \
+.PHONY: all deps tree kunit negative sparse checkpatch cross bisect unittest hostile test help \
 	report check-cocci bench stress
 .PHONY: convert convert-install convert-regen validate
 .PHONY: faultsweep faultsweep-install faultsweep-mutate
@@ -71,6 +71,9 @@ bisect:
 
 unittest:
 	$(CLI) $(GLOBAL) unittest
+
+hostile:
+	$(CLI) $(GLOBAL) hostile
 
 report:
 	$(CLI) $(GLOBAL) report --kdir $(KDIR)

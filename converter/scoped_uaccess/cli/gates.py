@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Commands of the gates: negative, sparse, checkpatch, cross, bisect, validate, faultsweep,
-faultsweep-mutate, unittest, test."""
+faultsweep-mutate, unittest, hostile, test."""
 
 import argparse
 import dataclasses
@@ -88,6 +88,10 @@ def cmd_unittest(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return make_test.unittest_step(runner)
 
 
+def cmd_hostile(args: argparse.Namespace, runner: Runner) -> Outcome:
+	return make_test.hostile_step(runner)
+
+
 def cmd_test(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return make_test.step(runner, make_test.TestOptions(
 		kdir=args.kdir, patches=args.patches, accel=AccelChoice(args.accel), force=args.force,
@@ -153,6 +157,8 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	p.add_argument('--conversions', action='store_true', help="instead, build KDIR's own "
 		       'series (its conversions) on the pristine tree, as gate builds-7.3 does')
 	add('unittest', cmd_unittest, "the Python unit tests and pyflakes", kdir=False)
+	add('hostile', cmd_hostile, 'the hostile-input suite of the check command, '
+	    'testcases/hostile', kdir=False)
 	p = add('test', cmd_test, 'every gate of `make test` in order, then a table of their '
 		'statuses and times')
 	p.add_argument('--force', action='store_true', help='as for `tree`')

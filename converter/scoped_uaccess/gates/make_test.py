@@ -30,6 +30,7 @@ TEST_COMPILERS = ('gcc', 'clang-14', 'clang-19')
 WARM_GATES = (*(f'kunit-{cc}' for cc in TEST_COMPILERS), 'validate')
 CORPUS_RUNNER = paths.UNIT_TESTS / 'cocci_corpus.py'
 UNIT_RUNNER = paths.UNIT_TESTS / 'run.py'
+HOSTILE_RUNNER = paths.UNIT_TESTS / 'hostile_suite.py'
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,16 @@ def unittest_step(runner: Runner) -> Outcome:
 	if flakes.returncode != 0:
 		return Outcome.findings('pyflakes reports problems (see above)')
 	return Outcome.ok('unit tests passed, pyflakes clean')
+
+
+def hostile_step(runner: Runner) -> Outcome:
+	"""The hostile-input suite testcases/hostile: the check command on bad
+	names, bytes, trees, options, signals and histories."""
+	run = runner.run(Command((sys.executable, str(HOSTILE_RUNNER)), mutates=False), check=False)
+	if run.returncode != 0:
+		return Outcome.findings('a hostile-input case did not give its expected status and '
+					'output (see above)')
+	return Outcome.ok('every hostile-input case as expected')
 
 
 def corpus_step(runner: Runner, kdir: Path) -> Outcome:
@@ -132,6 +143,8 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 		Gate('deps', 'required Debian packages missing', lambda: deps.step(runner)),
 		Gate('unittest', 'converter Python unit tests or pyflakes failed',
 		     lambda: unittest_step(runner)),
+		Gate('hostile', 'the check command does not give the expected status and output '
+		     'on a case of testcases/hostile', lambda: hostile_step(runner), needs=('deps',)),
 		Gate('tree', 'kernel tree could not be prepared', tree_then_warmup, needs=('deps',)),
 		Gate('cocci', 'the checker corpus does not give the expected findings',
 		     lambda: corpus_step(runner, o.kdir), needs=('deps',)),

@@ -1,0 +1,1 @@
+static __always_inline void helper(void) { }

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0
+void g(void);
+static int fine(u32 __user *up, u32 *v)
+{
+	scoped_user_read_access(up, efault)
+	{
+		unsafe_get_user(*v, up, efault);
+		g();
+	}
+	return 0;
+efault:
+	return -EFAULT;
+}
