@@ -136,6 +136,8 @@ class IdentityTest(unittest.TestCase):
 				 identity.statement('\tscoped_user_read_access_size(p, sizeof(*p), Efault) {'))
 		self.assertEqual(identity.statement('\t\tunsafe_get_user(x, &p->a, efault);'),
 				 identity.statement('unsafe_get_user(x,  &p->a, Efault); /* c */'))
+		self.assertEqual(identity.statement('\tif (f(current, &p->m)) {'),
+				 identity.statement('\t\tif (f(current, &p->m))'))
 		self.assertNotEqual(identity.statement('unsafe_get_user(x, &p->a, e);'),
 				    identity.statement('unsafe_get_user(x, &p->b, e);'))
 

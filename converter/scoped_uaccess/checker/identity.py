@@ -6,10 +6,11 @@ that the old one does not have.  Their identity is the class, the function
 and the statement the finding points at, normalised: a begin or scope by
 its pointer (a conversion turns `if (!user_read_access_begin(p, n))` into
 `scoped_user_read_access(p, Efault) {`), an accessor without its label,
-any other statement without its spacing.  Not the path (a file renamed or
-moved keeps its findings), not the line (code moves), not the message
-text (it names the begin, which a conversion changes).  Identities are
-compared as multisets: a second copy of a mistake is new.
+any other statement without its spacing and the braces around it.  Not
+the path (a file renamed or moved keeps its findings), not the line (code
+moves), not the message text (it names the begin, which a conversion
+changes).  Identities are compared as multisets: a second copy of a
+mistake is new.
 """
 
 import collections
@@ -23,6 +24,7 @@ from scoped_uaccess.cocci.unparsed import ParseFailure, digest
 _BEGIN = re.compile(r'\b(?:' + '|'.join(sorted((*api.OPEN_BEGINS, *api.MASKED_BEGINS,
 						 *api.SCOPES), key=len, reverse=True))
 		    + r')\s*\(')
+_BRACES = re.compile(r'^(?:\}|else)+|\{$')
 _ACCESSOR = re.compile(r'\b(unsafe_\w+|get_user_inline|put_user_inline)\s*\(')
 
 T = TypeVar('T')
@@ -58,7 +60,8 @@ def statement(line: str) -> str:
 	if m:
 		args = _arguments(code, m.end())
 		return f'{m.group(1)}:' + ','.join(args[:-1] if len(args) > 1 else args)
-	return ''.join(code.split())
+	# Without the braces a conversion adds or drops around the statement.
+	return _BRACES.sub('', ''.join(code.split()))
 
 
 def of_finding(f: Finding, line: str) -> str:
