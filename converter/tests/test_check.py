@@ -93,6 +93,21 @@ class ParseFailureTest(unittest.TestCase):
 		only_macro = STDERR[STDERR.index('parse error'):]
 		self.assertEqual([], spatch.parse_failures(only_macro, 'x.c', SOURCE_TEXT))
 
+	def test_an_error_in_spatchs_standard_h_does_not_place_the_block(self) -> None:
+		# A macro of standard.h that does not parse (DEFINE_PER_CPU in
+		# kernel/rseq.c): its line is not the file's; the block alone is
+		# what spatch skipped, not everything up to the end of the file.
+		source = '\n'.join(['int a;'] * 5 + ['DEFINE_PER_CPU(struct s, t);', 'int b;'] +
+				   ['void f(void __user *p) { user_read_access_end(); }'] * 10) + '\n'
+		stderr = ('HANDLING: x.c\nparse error \n'
+			  ' = File "/usr/lib/coccinelle/standard.h", line 436, column 30, charpos = 1\n'
+			  '  around = \'(\',\nbadcount: 1\nbad: int a;\n'
+			  'BAD:!!!!! DEFINE_PER_CPU(struct s, t);\n')
+		self.assertEqual([], spatch.parse_failures(stderr, 'x.c', source))
+		# The same line in the file itself: spatch skipped up to there.
+		self.assertEqual([(8, 5, 17)], [(f.line, f.first, f.last) for f in spatch.parse_failures(
+			stderr.replace('/usr/lib/coccinelle/standard.h', 'x.c'), 'x.c', source)])
+
 
 class IdTest(unittest.TestCase):
 	def test_ids_survive_moving_code(self) -> None:

@@ -157,6 +157,7 @@ def code_lines(text: str) -> list[str]:
 
 
 _ERROR_AT = re.compile(r'^\s*=\s*File "(?P<file>.*)", line (?P<line>\d+)')
+_HANDLING = re.compile(r'^HANDLING: (?P<file>.*)$')
 _BADCOUNT = re.compile(r'^badcount: (\d+)$')
 _BAD = ('bad: ', 'BAD:!!!!! ')
 # A line in column 0 that names a function: an optional return type, the
@@ -244,14 +245,20 @@ def parse_failures(stderr: str, file: str, text: str) -> list[ParseFailure]:
 	spans: list[tuple[int, int]] = []
 	errors = 0
 	error_line = None
+	handling = None
 	i = 0
 	while i < len(lines):
 		line = lines[i]
 		if line.startswith(('parse error', 'semantic error')):
 			errors += 1
+		m = _HANDLING.match(line)
+		if m:
+			handling = m['file']
 		m = _ERROR_AT.match(line)
 		if m:
-			error_line = int(m['line'])
+			# An error inside a macro of spatch's own standard.h names that
+			# file's line: it says nothing of where the block lies.
+			error_line = int(m['line']) if handling in (None, m['file']) else None
 		m = _BADCOUNT.match(line)
 		if m:
 			block, marked, i = _block(lines, i)
