@@ -17,8 +17,12 @@ from pathlib import Path
 from scoped_uaccess.core.command import Command, Output, Runner
 
 GET_MAINTAINER = Path('scripts/get_maintainer.pl')
+# --no-keywords: a section's K: patterns match words anywhere in the
+# patch, its changelog included, and a changelog names the architectures
+# that build a file: kernel/compat.c's would go to RISC-V for the word
+# riscv.  Who takes a patch is what its files' F: lines say.
 OPTIONS = ('--no-git', '--no-git-fallback', '--no-rolestats', '--scm', '--subsystem',
-	   '--no-tree')
+	   '--no-tree', '--no-keywords')
 # Sections that say nothing of who takes a patch.
 GENERIC_SECTIONS = frozenset({'THE REST'})
 _EMAIL = re.compile(r'^(?:"?[^"<]*"?\s*)?<?[^@\s<>]+@[^@\s<>]+>?$')
