@@ -79,6 +79,17 @@ class GroupsTest(unittest.TestCase):
 		self.assertEqual('LINUX FOR POWERPC (32-BIT AND 64-BIT)', m.section)
 		self.assertEqual(2, len(m.trees))
 
+	def test_cc_trailers_but_stable(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			patch = Path(d) / '0001-x.patch'
+			patch.write_text('Subject: [PATCH] rseq: x\n\nWhy.\n\n'
+					 'Cc: Mathieu Desnoyers <mathieu.desnoyers@efficios.com>\n'
+					 'Cc: stable@vger.kernel.org # 6.19+\n'
+					 'Signed-off-by: A <a@example.org>\n---\n'
+					 ' x | 1 +\n+Cc: not a trailer <no@example.org>\n')
+			self.assertEqual(['Mathieu Desnoyers <mathieu.desnoyers@efficios.com>'],
+					 groups.trailer_people(patch))
+
 	def test_slug(self) -> None:
 		self.assertEqual('powerpc', groups.slug('LINUX FOR POWERPC (32-BIT AND 64-BIT)',
 							'powerpc/signal32: Convert to scoped user access'))

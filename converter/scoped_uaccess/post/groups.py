@@ -67,9 +67,20 @@ def _is_list(address: str) -> bool:
 	return not ('<' in address or ' ' in address.strip())
 
 
+def trailer_people(patch: Path) -> list[str]:
+	"""The Cc: trailers of a patch's changelog, but stable's: whom its
+	author asked to be told beyond what MAINTAINERS says (git send-email
+	adds them to that patch; the cover letter needs them too)."""
+	log = patch.read_text(errors='replace').split('\n---\n', 1)[0]
+	return [a.strip() for a in re.findall(r'^Cc: (.+)$', log, re.M)
+		if 'stable@vger.kernel.org' not in a]
+
+
 def maintainers(runner: Runner, kdir: Path, patch: Path) -> Maintainers:
 	run = runner.run(command(kdir, patch), Output.CAPTURE, check=False)
-	return parse(run.output)
+	found = parse(run.output)
+	found.people += [a for a in trailer_people(patch) if a not in found.people]
+	return found
 
 
 def slug(section: str, subject: str) -> str:
