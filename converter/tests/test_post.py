@@ -2,6 +2,7 @@
 """post/: the sender's identity, the patches in their name, and who takes
 each patch as get_maintainer.pl says."""
 
+import json
 import os
 import tempfile
 import unittest
@@ -10,7 +11,8 @@ from unittest import mock
 
 from support import quiet_runner
 from scoped_uaccess.core.errors import UsageError
-from scoped_uaccess.post import groups, series
+from scoped_uaccess.core import paths
+from scoped_uaccess.post import cover, groups, series
 
 PATCH = """From 0123abc Mon Sep 17 00:00:00 2001
 From: Seed 856ff4c8 maintainers
@@ -96,6 +98,17 @@ class GroupsTest(unittest.TestCase):
 		self.assertEqual('drm-i915', groups.slug('INTEL DRM I915 DRIVER',
 							 'drm/i915/gem: Convert to scoped user access'))
 		self.assertEqual('core', groups.slug('', 'exit: Convert sys_waitid()'))
+
+
+class CoverTest(unittest.TestCase):
+	def test_the_cost_sentence_gives_the_bench_figures(self) -> None:
+		bench = json.loads((paths.REPORTS / 'bench' / 'bench.json').read_text())
+		medians = [v['median'] for v in bench['native']['saved_cycles_per_region'].values()]
+		facts = cover.TreeFacts('7.3.4', Path('.'), bench=bench)
+		text = cover._cost(facts, [('powerpc', None), ('x86', 64)])
+		self.assertIn(f'{min(medians):.1f} to {max(medians):.1f} TSC cycles', text)
+		self.assertIn('powerpc was not measured', text)
+		self.assertEqual('', cover._cost(facts, []))
 
 
 if __name__ == '__main__':

@@ -271,14 +271,18 @@ def _tested(facts: TreeFacts, fns: list[str], regions: list[dict], arches: set[s
 def _cost(facts: TreeFacts, masked: list) -> str:
 	native = facts.bench.get('native', {}) if isinstance(facts.bench, dict) else {}
 	saved = native.get('saved_cycles_per_region', {})
-	values = [v for v in (saved.values() if isinstance(saved, dict) else [])
-		  if isinstance(v, (int, float))]
+	# {'read_1': {'median': 13.93, 'min': 13.78}, ...}: the median per access
+	values = [v['median'] for v in (saved.values() if isinstance(saved, dict) else [])
+		  if isinstance(v, dict) and isinstance(v.get('median'), (int, float))]
 	if not values or not any(v[0] == 'x86' for v in masked):
 		return ('The cost was measured on x86-64 only; there is no measurement on powerpc '
 			'hardware here.' if masked else '')
-	return (f'On the x86-64 CPU the project measured (`make bench`), a masked region entry '
-		f'took {min(values):.1f} to {max(values):.1f} TSC cycles less than a checked one '
-		'(the LFENCE), per region entered.')
+	cpu = facts.bench.get('host', {}).get('cpu', '') if isinstance(facts.bench, dict) else ''
+	return (f'On the x86-64 CPU the project measured ({cpu + ", " if cpu else ""}its `make '
+		f'bench`), entering a masked region took {min(values):.1f} to {max(values):.1f} TSC '
+		'cycles less than entering a checked one (the LFENCE), the median per region '
+		'entered'
+		+ ('; powerpc was not measured.' if any(v[0] == 'powerpc' for v in masked) else '.'))
 
 
 def _fixes(posted, everything, facts: TreeFacts) -> tuple[str, list[str]]:
