@@ -3,7 +3,7 @@
 #
 #   make                  deps, tree, kunit (gcc), report; results in build/results/
 #   make test             every gate, with a summary table
-#   make report           the checker, cocci/scoped_uaccess.cocci, over KDIR, triaged:
+#   make report           the checker, cocci/scoped_uaccess_*.cocci, over KDIR, triaged:
 #                         reports/linux-<version>/
 #   make check-cocci      the checker corpus testcases/cocci
 #   make convert          the conversion series of KDIR's core series: build/results/convert/

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """The checker corpus, testcases/cocci: every case through the checker
-script (cocci/scoped_uaccess.cocci) by the CLI (spatch once per file)
-and by `make coccicheck`, compared with its .expected.
+scripts (cocci/scoped_uaccess_*.cocci) by the CLI, with the project-only
+layer (spatch once per file and script), and by `make coccicheck`, the
+scripts alone, compared with its .expected.
 
 Not named test_*.py: it runs spatch about a hundred times and belongs to
 `make check-cocci`, not to the quick unit tests.  KDIR names the kernel tree
@@ -28,8 +29,10 @@ from scoped_uaccess.core.command import Command, Output
 CORPUS = support.TESTCASES / 'cocci'
 KDIR = Path(os.environ.get('KDIR', paths.DEFAULT_KDIR))
 CLI = support.CONVERTER / 'scoped-uaccess'
+# A line marked (check) is a finding of the project-only layer
+# (docs/checker.md): `check` reports it, the kernel scripts alone do not.
 _EXPECTED = re.compile(r'^(?P<file>[^:]+):(?P<line>\d+): (?P<severity>ERROR|WARNING): '
-		       r'\[(?P<cls>[a-z-]+)\]$')
+		       r'\[(?P<cls>[a-z-]+)\](?P<layer> \(check\))?$')
 
 Key = tuple[int, str, str]	# line, severity, class
 
@@ -47,12 +50,16 @@ def cli_only(case: Path) -> bool:
 	return 'CLI only' in case.read_text()
 
 
-def expected(case: Path) -> set[Key]:
+def expected(case: Path, layer: bool = True) -> set[Key]:
+	"""The findings the case expects; without layer, those of the kernel
+	scripts alone."""
 	keys = set()
 	for line in case.with_suffix('.expected').read_text().splitlines():
 		m = _EXPECTED.match(line)
 		if not m or m['file'] != case.name:
 			raise ValueError(f'{case.with_suffix(".expected")}: bad line {line!r}')
+		if m['layer'] and not layer:
+			continue
 		keys.add((int(m['line']), m['severity'], m['cls']))
 	return keys
 
@@ -70,6 +77,7 @@ class CorpusMixin:
 	got: dict[str, set[Key]] = {}
 
 	full_cli = True	# the run is the CLI's, with its hints and braces
+	layer = True	# and its project-only layer
 
 	def compare(self) -> None:
 		self.assertGreaterEqual(len(cases()), 60)
@@ -78,7 +86,7 @@ class CorpusMixin:
 				continue
 			name = str(case.relative_to(CORPUS))
 			with self.subTest(case=name):
-				self.assertEqual(expected(case), self.got.get(name, set()))
+				self.assertEqual(expected(case, self.layer), self.got.get(name, set()))
 
 
 class CliCorpusTest(CorpusMixin, unittest.TestCase):
@@ -133,9 +141,11 @@ class CoccicheckCorpusTest(CorpusMixin, unittest.TestCase):
 	"""The corpus through the kernel's own `make coccicheck`, as an external
 	module directory (M=), which writes nothing into the tree: one run per
 	checker script (COCCI= takes one), the findings merged.  Cases marked
-	CLI only are left out (cli_only())."""
+	CLI only are left out (cli_only()), and so are the findings marked
+	(check), the project-only layer's."""
 
 	full_cli = False
+	layer = False
 
 	@classmethod
 	def setUpClass(cls) -> None:
@@ -163,6 +173,61 @@ class CoccicheckCorpusTest(CorpusMixin, unittest.TestCase):
 
 	def test_tree_untouched(self) -> None:
 		self.assertEqual(self.before, self.after)
+
+
+# A real subtree for MTest: signal_32.c and signal_64.c call functions and
+# macros of their own inside regions.  SUBTREE may name another.
+SUBTREE = os.environ.get('SUBTREE', 'arch/powerpc/kernel')
+
+
+def _in_tree(line: str, subtree: str) -> str:
+	"""A report line with its file named from the top of the tree: under
+	M=, 7.3's coccicheck runs spatch in the subtree (./signal_32.c)."""
+	return re.sub(r'^\./', subtree + '/', line)
+
+
+@unittest.skipUnless((KDIR / 'scripts' / 'coccicheck').is_file() and (KDIR / SUBTREE).is_dir(),
+		     f'no kernel tree in {KDIR} with {SUBTREE} (run make tree)')
+class MTest(unittest.TestCase):
+	"""The same findings wherever the checker runs, on a real subtree:
+	`make coccicheck M=<dir>` (absolute COCCI=, which 7.3 needs) against
+	spatch from the top of the tree as coccicheck runs it, per script; and
+	`check` from the top against `check` from inside the subtree."""
+
+	def test_coccicheck_m_is_the_run_from_the_top(self) -> None:
+		runner = support.quiet_runner()
+		for script in check.CHECKERS:
+			with self.subTest(script=script.name):
+				under = runner.run(Command(('make', '-s', 'coccicheck', 'MODE=report',
+							    f'COCCI={script.resolve()}', f'M={SUBTREE}',
+							    f'SPFLAGS=--python {spatch.PYTHON}'),
+							   cwd=KDIR, mutates=False), Output.CAPTURE, check=False)
+				top = runner.run(Command((spatch.SPATCH, '-D', 'report', '--very-quiet',
+							  '--python', spatch.PYTHON, '--cocci-file', str(script),
+							  *spatch.options(script), '--dir', SUBTREE),
+							 cwd=KDIR, mutates=False), Output.CAPTURE, check=False)
+				self.assertEqual(0, under.returncode, under.stderr)
+				self.assertEqual(0, top.returncode, top.stderr)
+				found = sorted(line for line in top.output.splitlines()
+					       if parse_report(line))
+				self.assertEqual(found, sorted(_in_tree(line, SUBTREE)
+							       for line in under.output.splitlines()
+							       if parse_report(line)))
+				if script == check.owner('call-in-region'):
+					self.assertNotEqual([], found, 'the subtree tests nothing')
+
+	def test_check_from_a_subdirectory(self) -> None:
+		runs = []
+		for cwd, target in ((KDIR, SUBTREE), (KDIR / SUBTREE, '.')):
+			run = support.quiet_runner().run(
+				Command((sys.executable, str(CLI), 'check', '--format', 'json', target),
+					cwd=cwd, mutates=False), Output.CAPTURE, check=False)
+			self.assertIn(run.returncode, (0, 1), run.stderr)
+			# names from the top of the tree, or from where check ran
+			runs.append(sorted((f.file if f.file.startswith(SUBTREE + '/') else
+					    SUBTREE + '/' + f.file, f.line, f.cls, f.message)
+					   for f in findings_from_json(run.output)))
+		self.assertEqual(runs[0], runs[1])
 
 
 @unittest.skipUnless((KDIR / '.git').exists(), f'no kernel tree in {KDIR} (run make tree)')

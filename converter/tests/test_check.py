@@ -186,8 +186,9 @@ class FormatTest(unittest.TestCase):
 		rules = json.loads(self.result().to_sarif(Path('/k')))['runs'][0]['tool']['driver']['rules']
 		by = {r['id']: r for r in rules}
 		self.assertEqual('ModeMismatch', by['mode-mismatch']['name'])
-		self.assertIn('scoped_uaccess.cocci', by['mode-mismatch']['help']['text'])
-		self.assertIn('Known false positives', by['call-in-region']['help']['text'])
+		self.assertIn('scoped_uaccess_regions.cocci', by['mode-mismatch']['help']['text'])
+		self.assertIn('objtool judges the rest', by['call-in-region']['help']['text'])
+		self.assertIn('False positives', by['range']['help']['text'])
 		self.assertEqual('ParseError', by['parse-error']['name'])
 
 	def test_committed_report_sarif_validates(self) -> None:

@@ -93,7 +93,7 @@ class ApiTablesTest(unittest.TestCase):
 							 '`converter/scoped-uaccess api-tables --write`')
 
 	def test_gate_rules_name_whole_families(self) -> None:
-		# The gate rule `api` of each checker script lists literal names for
+		# The gate rule `gate` of each checker script lists literal names for
 		# spatch's prefilter, by hand: every name must be the API's, a family
 		# named at all must be named whole, and every script declares the
 		# scopes, which spatch's C parser needs to parse a scope.
@@ -102,11 +102,13 @@ class ApiTablesTest(unittest.TestCase):
 		known = set().union(*families.values())
 		for script in check.CHECKERS:
 			with self.subTest(script=script.name):
-				m = re.search(r'^@api\b[^\n]*@\n(?P<decls>.*?)^@@\n(?P<body>.*?)\n\n',
+				m = re.search(r'^@gate\b[^\n]*@\n(?P<decls>.*?)^@@\n(?P<body>.*?)\n\n',
 					      script.read_text(), re.M | re.S)
-				self.assertIsNotNone(m, 'no gate rule @api')
+				self.assertIsNotNone(m, 'no gate rule @gate')
 				decls = set(re.findall(r'\w+', m['decls']))
-				body = set(re.findall(r'\w+', m['body'])) - {'S'}
+				positions = re.findall(r'^position ([^;]*);', m['decls'], re.M)
+				metavariables = {'S', *re.findall(r'\w+', ''.join(positions))}
+				body = set(re.findall(r'\w+', m['body'])) - metavariables
 				self.assertLessEqual(set(api.SCOPES), decls)
 				self.assertEqual(set(), body - known)
 				for name, family in families.items():

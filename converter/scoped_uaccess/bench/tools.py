@@ -17,7 +17,7 @@ from scoped_uaccess.core.errors import CommandFailed, TreeStateError
 from scoped_uaccess.kernel import series, worktree
 
 FLOOR_RULE = '''// SPDX-License-Identifier: GPL-2.0
-/// The floor for timing the checker, scoped_uaccess.cocci: one
+/// The floor for timing the checker, scoped_uaccess_*.cocci: one
 /// trivial rule that matches a single call, with the checker's options.
 // Confidence: High
 // Comments: written by converter/scoped_uaccess/bench/tools.py

@@ -18,10 +18,16 @@ from scoped_uaccess.cocci.unparsed import NotChecked, ParseFailure
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 
-# The checker: one script (cocci/README.md), whose header lists the classes
-# it reports; one spatch run per file.  A tuple, as --cocci may name others:
-# every script runs on every file, and no two report the same class.
-CHECKERS: tuple[Path, ...] = (spatch.COCCI_DIR / 'scoped_uaccess.cocci',)
+# The checker: the scripts the series ships into scripts/coccinelle/misc/,
+# each listing its classes in its header; one spatch run per file and
+# script.  A tuple, as --cocci may name others: every script runs on every
+# file, and no two report the same class.
+CHECKERS: tuple[Path, ...] = (spatch.COCCI_DIR / 'scoped_uaccess_regions.cocci',
+			      spatch.COCCI_DIR / 'scoped_uaccess_pointers.cocci')
+# The project-only layer (docs/checker.md): what `check` appends to a
+# kernel script, the parts the kernel form cannot carry.  It uses the
+# script's rules and Python; the rules are not written twice.
+PROJECT_LAYER: dict[Path, Path] = {CHECKERS[0]: spatch.COCCI_DIR / 'project_calls.cocci'}
 
 
 def classes(scripts: Sequence[Path] = CHECKERS) -> dict[str, CheckClass]:
@@ -46,6 +52,7 @@ class CheckRequest:
 	timeout: Optional[int] = None	# seconds per spatch run; None: no limit
 	inlines: Optional[Path] = None	# the tree's header inline index (index_cache.index())
 	memory_mb: int = runs.DEFAULT_MEMORY_MB	# address space per spatch run
+	project: bool = True		# add the project-only layer (PROJECT_LAYER)
 
 
 @dataclass
@@ -102,27 +109,54 @@ class CheckResult:
 _PLAIN = re.compile(r'^[^-\x00-\x1f\x7f][^\x00-\x1f\x7f]*$')
 
 
-def _aliases(root: Path, names: list[str], scratch: Path) -> dict[str, tuple[str, str]]:
-	"""name -> (what spatch is given, the text it parses) for the files
-	that do not run under their own name: a copy with braces around the
-	scope bodies spatch cannot parse as such (shim.py), or a link with a
-	plain name."""
-	out = {}
+def _aliases(root: Path, names: list[str], in_top: dict[str, str],
+	     scratch: Path) -> dict[str, tuple[str, Optional[Path], str]]:
+	"""name -> (what spatch is given, the directory it runs in, the text
+	it parses) for the files that do not run under their own name: a copy
+	with braces around the scope bodies spatch cannot parse as such
+	(shim.py), under its name in the tree in a directory of its own, so
+	that the project-only layer sees the same name; or a link with a plain
+	name."""
+	out: dict[str, tuple[str, Optional[Path], str]] = {}
 	for n, name in enumerate(names):
 		try:
 			text = selection.read_source(root / name)
 		except OSError:
 			continue
 		braced = shim.brace_scopes(text)
-		if braced != text or not _PLAIN.match(name):
+		if braced != text and _PLAIN.match(in_top[name]):
+			alias = scratch / 'alias' / str(n) / in_top[name]
+			alias.parent.mkdir(parents=True)
+			alias.write_bytes(braced.encode('utf-8', errors='surrogateescape'))
+			out[name] = (in_top[name], scratch / 'alias' / str(n), braced)
+		elif braced != text or not _PLAIN.match(name):
 			alias = scratch / 'alias' / str(n) / Path(name).name.lstrip('-').replace('\n', '_')
 			if not alias.name.endswith(selection.SOURCE_SUFFIXES):
 				alias = alias.with_name(alias.name + Path(name).suffix)
 			alias.parent.mkdir(parents=True)
 			alias.write_bytes(braced.encode('utf-8', errors='surrogateescape')
 					  if braced != text else (root / name).read_bytes())
-			out[name] = (str(alias), braced)
+			out[name] = (str(alias), None, braced)
 	return out
+
+
+def kernel_tree(path: Path) -> Optional[Path]:
+	"""The top of the kernel tree path lies in, if any."""
+	for d in (path.resolve(), *path.resolve().parents):
+		if (d / 'include' / 'linux').is_dir() and (d / 'Makefile').is_file():
+			return d
+	return None
+
+
+def _with_layer(script: Path, project: bool, scratch: Path) -> Path:
+	"""The script spatch runs: the kernel script, with its project-only
+	layer appended when it has one."""
+	layer = PROJECT_LAYER.get(script.resolve()) if project else None
+	if layer is None:
+		return script
+	composed = scratch / script.name
+	composed.write_text(script.read_text() + '\n' + layer.read_text())
+	return composed
 
 
 def run_check(runner: Runner, request: CheckRequest,
@@ -143,13 +177,18 @@ def run_check(runner: Runner, request: CheckRequest,
 	result.not_checked = [NotChecked(_relative(p, root), reason) for p, reason in selected.unread]
 	limits = runs.Limits(request.timeout or 10 ** 9, request.memory_mb)
 	done = 0
+	# spatch runs from the top of the tree the files lie in, on their
+	# names there: the same run wherever check is started, and the names
+	# PARSE_VARIANTS and the project-only layer know.
+	top = {name: kernel_tree(root / name) or root for name in names}
+	in_top = {name: _relative(root / name, top[name]) for name in names}
 
 	# One task per spatch run: every script on every parse variant of a
 	# file.  The largest files start first: spatch's time grows with a
 	# file's paths, and a long run started last would leave the other
 	# workers idle.
 	tasks = [(name, variant, script) for name in names
-		 for variant in spatch.parse_variants(name) for script in request.scripts]
+		 for variant in spatch.parse_variants(in_top[name]) for script in request.scripts]
 	tasks.sort(key=lambda task: -_size(root / task[0]))
 	remaining = collections.Counter(name for name, _, _ in tasks)
 	found: dict[str, set[Finding]] = collections.defaultdict(set)
@@ -157,12 +196,16 @@ def run_check(runner: Runner, request: CheckRequest,
 	failed: dict[str, str] = {}
 
 	with tempfile.TemporaryDirectory(prefix='scoped-uaccess-check-') as scratch:
-		aliases = _aliases(root, names, Path(scratch))
+		aliases = _aliases(root, names, in_top, Path(scratch))
+		scripts = {s: _with_layer(s, request.project, Path(scratch)) for s in request.scripts}
+		given = {name: aliases[name][0] if name in aliases else in_top[name] for name in names}
+		cwd = {name: (aliases[name][1] if name in aliases else None) or top[name]
+		       for name in names}
 
 		def finished(run: runs.Run) -> None:
 			nonlocal done
 			name = run.key[0]
-			alias, text = aliases.get(name, (None, None))
+			alias, text = given[name], aliases[name][2] if name in aliases else None
 			if run.status is runs.Status.NOT_RUN:
 				result.dry_run = True
 			elif run.status is runs.Status.DONE:
@@ -190,9 +233,8 @@ def run_check(runner: Runner, request: CheckRequest,
 					    if unparsed[name] else '')
 					 + (f', not checked: {failed[name]}' if name in failed else ''))
 
-		commands = [(task, spatch.command(task[2], 'report',
-						  aliases[task[0]][0] if task[0] in aliases else task[0],
-						  root, task[1], extra=('--verbose-parsing',),
+		commands = [(task, spatch.command(scripts[task[2]], 'report', given[task[0]],
+						  cwd[task[0]], task[1], extra=('--verbose-parsing',),
 						  inlines=request.inlines)) for task in tasks]
 		try:
 			runs.run_all(runner, commands, request.jobs, limits, Path(scratch), finished)
@@ -208,7 +250,7 @@ def run_check(runner: Runner, request: CheckRequest,
 		elif not remaining[name]:
 			result.findings += found[name]
 			result.parse_failures += unparsed[name]
-	result.findings = fmt.assign_ids(sorted(set(result.findings)))
+	result.findings = fmt.assign_ids(fmt.group(sorted(set(result.findings))))
 	result.parse_failures.sort()
 	result.not_checked.sort()
 	result.timed_out.sort()

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The checker's findings: the class table, ids, and the text, JSON and SARIF forms."""
 
+import collections
+import dataclasses
 import enum
 import json
 import re
@@ -110,8 +112,48 @@ def parse_report(text: str) -> list[Finding]:
 	return findings
 
 
-# The lines a grouped finding lists after its message (prologue.emit()).
+# The classes whose findings of one function are one mistake when they say
+# the same (the same call, pointer or region at several lines): the
+# project-only layer groups them, the kernel scripts print every line.
+GROUPED = ('call-in-region', 'range', 'masked-pointer', 'accessor-mode', 'access-outside-region')
+# The lines a grouped finding lists after its message (group()).
 _ALSO = re.compile(r'; also lines? [0-9, -]+$')
+
+
+def line_ranges(lines: Iterable[int]) -> str:
+	"""Sorted line numbers as text, runs joined: [3, 4, 5, 9] -> '3-5, 9'."""
+	out: list[str] = []
+	for n in sorted(set(lines)):
+		if out and n == out[-1][1] + 1:
+			out[-1][1] = n
+		else:
+			out.append([n, n])
+	return ', '.join(f'{a}-{b}' if a != b else f'{a}' for a, b in out)
+
+
+def group(findings: list[Finding]) -> list[Finding]:
+	"""One finding per mistake: findings of a GROUPED class in one file and
+	function with the same message are one, at the first of them, with
+	the other lines listed."""
+	first: dict[tuple, Finding] = {}
+	others: dict[tuple, set[int]] = collections.defaultdict(set)
+	out = []
+	for f in sorted(findings):
+		if f.cls not in GROUPED:
+			out.append(f)
+			continue
+		k = (f.file, function_of(f.message), f.cls, f.message)
+		if k in first:
+			others[k].add(f.line)
+		else:
+			first[k] = f
+	for k, f in first.items():
+		rest = others[k] - {f.line}
+		if rest:
+			f = dataclasses.replace(f, message=f'{f.message}; also line'
+						f'{"s" if len(rest) > 1 else ""} {line_ranges(rest)}')
+		out.append(f)
+	return sorted(out)
 
 
 def function_of(message: str) -> str:
@@ -164,9 +206,10 @@ def to_text(findings: list[Finding], failures: list[ParseFailure]) -> str:
 	return ''.join(line + '\n' for line in lines)
 
 
-# The tool's name in JSON and SARIF, the checker script's: SARIF consumers
-# (code scanning) match earlier results by tool name and fingerprint.
-TOOL_NAME = 'scoped_uaccess.cocci'
+# The tool's name in JSON and SARIF, that of the checker scripts
+# (scoped_uaccess_*.cocci): SARIF consumers (code scanning) match earlier
+# results by tool name and fingerprint.
+TOOL_NAME = 'scoped_uaccess'
 
 
 def to_json(findings: list[Finding], failures: list[ParseFailure], files: list[str],

@@ -2,7 +2,7 @@
 """The checker patch of a tree's series: cocci/'s scripts, committed in the tree and exported.
 
 Each series ships the checker into the kernel as one patch that adds
-scripts/coccinelle/misc/scoped_uaccess.cocci (0012 for 6.12, the first
+scripts/coccinelle/misc/scoped_uaccess_*.cocci (0012 for 6.12, the first
 patch for 7.3).  After the scripts in cocci/ change, `ship-checker`
 does what patches/README.md describes by hand: copies them into the
 tree, commits a fixup of the checker commit, squashes it, and exports

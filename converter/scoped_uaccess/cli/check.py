@@ -77,6 +77,9 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 		       + ', '.join(relative(s) for s in check.CHECKERS) + ')')
 	p.add_argument('--jobs', type=positive, default=os.cpu_count() or 1,
 		       help='spatch processes in parallel')
+	p.add_argument('--kernel-only', action='store_true',
+		       help='the scripts as the kernel runs them, without the project-only layer '
+		       '(docs/checker.md)')
 
 
 def _scripts(args: argparse.Namespace) -> tuple[Path, ...]:
@@ -173,7 +176,8 @@ def _paths(args: argparse.Namespace, runner: Runner, rules: gate.Gate, progress:
 		else None
 	result = check.run_check(runner, check.CheckRequest(
 		paths=args.paths, scripts=_scripts(args), root=root, jobs=args.jobs,
-		timeout=args.timeout, inlines=index, memory_mb=args.max_memory), progress)
+		timeout=args.timeout, inlines=index, memory_mb=args.max_memory,
+		project=not args.kernel_only), progress)
 	return _finish(args, runner, result, rules, root, bool(top))
 
 

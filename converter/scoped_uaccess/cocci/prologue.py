@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Python the checker scripts share: how a finding is recorded and printed.
+"""Python for .cocci scripts: how a finding is recorded and printed, C expressions.
 
-The checker, cocci/scoped_uaccess.cocci, carries these functions in its
-@initialize:python@ block, written there by `converter/scoped-uaccess
-api-tables --write` from this module (api.TABLES['FINDINGS']): the script
-stays self-contained for coccicheck, and this is the one copy, tested as
-it is.  In the script they work on its FINDINGS, which its reset()
-empties for each file.
+A script that declares a `# BEGIN API TABLES: FINDINGS ...` block in its
+@initialize:python@ carries these functions, written there by
+`converter/scoped-uaccess api-tables --write` from this module
+(api.TABLES['FINDINGS']); the kernel checker scripts carry none: they
+stand alone (docs/checker.md).  The converter's analysis imports the
+expression functions (census.py).
 
 One finding per mistake: accesses or calls that share the function, the
 class and the subject (the pointer an access goes through, the function
