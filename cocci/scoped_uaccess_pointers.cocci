@@ -376,10 +376,15 @@ for k, (pb, it, P) in REGION.items():
 		      % (c(ADDR[key(first)][2]), it, line(pb), c(P)))
 
 // ---- Output ----------------------------------------------------------
-@script:python depends on gate && (report || org)@
+@script:python depends on gate && report@
 @@
 for k in sorted(FOUND):
-	(coccilib.report.print_report if report else coccilib.org.print_todo)(*FOUND[k])
+	coccilib.report.print_report(*FOUND[k])
+
+@script:python depends on gate && org@
+@@
+for k in sorted(FOUND):
+	coccilib.org.print_safe_todo(*FOUND[k])
 
 @depends on context && gate@
 identifier f;

@@ -375,7 +375,7 @@ for k in sorted(FOUND):
 @script:python depends on gate && org@
 @@
 for k in sorted(FOUND):
-	coccilib.org.print_todo(*FOUND[k])
+	coccilib.org.print_safe_todo(*FOUND[k])
 
 @depends on context && gate@
 identifier f;

@@ -152,7 +152,7 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	p.add_argument('--current', type=Path, default=paths.BUILD / 'linux-7.3',
 		       help="the tree with mainline's conversions (default: build/linux-7.3)")
 	p.add_argument('--write', action='store_true', help='write the report (default: check it)')
-	add('ship-checker', cmd_ship_checker, "commit cocci/'s checker script into KDIR as a fixup "
+	add('ship-checker', cmd_ship_checker, "commit cocci/'s checker scripts into KDIR as a fixup "
 	    "of the series' checker patch and export that patch again")
 	p = add('api-tables', cmd_api_tables, 'check (or --write) the API tables of cocci/*.cocci '
 		'against converter/scoped_uaccess/cocci/api.py', kdir=False)
