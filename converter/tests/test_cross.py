@@ -96,7 +96,7 @@ class BisectTest(unittest.TestCase):
 										  objects))
 				# The checker patch adds a .cocci under scripts/: not read by a build.
 				self.assertEqual('', bisect.inputs_changed(
-					['scripts/coccinelle/misc/scoped_uaccess.cocci', 'MAINTAINERS',
+					['scripts/coccinelle/misc/scoped_uaccess_regions.cocci', 'MAINTAINERS',
 					 'tools/testing/selftests/x86/Makefile.inc'], objects))
 
 	def test_a_directory_without_baseline_is_refused(self) -> None:
