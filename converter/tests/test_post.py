@@ -110,6 +110,22 @@ class CoverTest(unittest.TestCase):
 		self.assertIn('powerpc was not measured', text)
 		self.assertEqual('', cover._cost(facts, []))
 
+	def test_the_builds_sentence_names_where_the_files_were_built(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			(Path(d) / 'conversions-7.3.txt').write_text(
+				'applied: a b\ntouched: fs/readdir.c kernel/exit.c\ncheckpatch: not run\n'
+				'PASS x86_64: fs/readdir.o kernel/exit.o\n'
+				'PASS arm64: kernel/exit.o (without sparse: kbuild refused the checker)\n'
+				'FAIL powerpc: fs/readdir.o\n  fs/readdir.c:1: warning: x\n')
+			facts = cover.TreeFacts('7.3.4', Path('.'))
+			with mock.patch.object(cover.paths, 'RESULTS', Path(d)):
+				self.assertEqual('Built with gcc for x86_64 and arm64 with no warning the '
+						 'unpatched tree does not give.',
+						 cover._built(facts, ['kernel/exit.c']))
+				self.assertIn('failed or warned for powerpc',
+					      cover._built(facts, ['fs/readdir.c']))
+				self.assertEqual('', cover._built(facts, ['io_uring/net.c']))
+
 
 if __name__ == '__main__':
 	unittest.main()

@@ -205,6 +205,9 @@ def _conversions(posted, everything, facts: TreeFacts) -> tuple[str, list[str]]:
 	arches = {a for x in b.values() for a, _ in x.variants} | ({'x86', 'powerpc'} if everywhere
 								   else set())
 	paragraphs.append(_tested(facts, fns, regions, arches))
+	built = _built(facts, files)
+	if built:
+		paragraphs.append(built)
 	cost = _cost(facts, masked)
 	if cost:
 		paragraphs.append(cost)
@@ -212,7 +215,7 @@ def _conversions(posted, everything, facts: TreeFacts) -> tuple[str, list[str]]:
 		and r.get('status') == 'skipped']
 	if left:
 		paragraphs.append('Left open-coded in these files: ' + '; '.join(
-			f'{r["function"]}() ({r.get("reason")})' for r in left) + '.')
+			f'{r["function"]}() ({r.get("why") or r.get("reason")})' for r in left) + '.')
 	paragraphs.append(_made())
 	prefix = _common_prefix([_subject(p) for p in patches])
 	return f'{prefix}: Convert user access regions to scopes', paragraphs
@@ -265,6 +268,34 @@ def _tested(facts: TreeFacts, fns: list[str], regions: list[dict], arches: set[s
 		why.setdefault(m.get('unreached', 'no test reaches it'), []).append(m['function'] + '()')
 	if why:
 		text += '; not reached: ' + '; '.join(f'{names(v)} ({k})' for k, v in why.items())
+	return text + '.'
+
+
+# The builds gate's details (gates/fixes.py report()): one line per
+# architecture, `PASS x86_64: fs/readdir.o kernel/exit.o ...`.
+_BUILT = re.compile(r'^(PASS|FAIL) (\S+): (.*?)( \(without sparse.*)?$', re.M)
+
+
+def _built(facts: TreeFacts, files: list[str]) -> str:
+	"""Where make test's builds gate compiled these files, from its
+	details file (build/results/conversions-<series>.txt); '' when that
+	gate has not run here."""
+	series = '.'.join(facts.version.split('.')[:2])
+	details = paths.RESULTS / f'conversions-{series}.txt'
+	if not details.is_file():
+		return ''
+	objects = {f[:-2] + '.o' for f in files if f.endswith('.c')}
+	headers = [f for f in files if f.endswith('.h')]
+	where, failed = [], []
+	for verdict, arch, objs, _ in _BUILT.findall(details.read_text(errors='replace')):
+		if objects & set(objs.split()) or (headers and objs):
+			(where if verdict == 'PASS' else failed).append(arch)
+	if not where and not failed:
+		return ''
+	text = (f'Built with gcc for {names(where)} with no warning the unpatched tree does not '
+		'give' if where else '')
+	if failed:
+		text += ('; ' if text else '') + f'the build failed or warned for {names(failed)}'
 	return text + '.'
 
 
