@@ -96,6 +96,11 @@ class TextTest(unittest.TestCase):
 		self.assertEqual([len(x) for x in text.split('\n')], [len(x) for x in out.split('\n')])
 		self.assertEqual(['a;', 'b;', 'c;'], out.split())
 
+	def test_pretty_spaces_an_expression_as_the_kernel_does(self) -> None:
+		self.assertEqual('&t->a[2]', source.pretty('& t -> a [ 2 ]'))
+		self.assertEqual('f(x, -1)', source.pretty('f ( x , - 1 )'))
+		self.assertEqual('p++ + n', source.pretty('p ++ + n'))
+
 	def test_rename_labels_in_accessor_arguments_and_gotos(self) -> None:
 		merged = {'efault_end': 'efault'}
 		self.assertEqual('\tunsafe_put_user(x, p, efault);',

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import support
 from scoped_uaccess import FLOORS
-from scoped_uaccess.checker import check
+from scoped_uaccess.checker import calls, check
 from scoped_uaccess.cocci import api
 
 PACKAGE = support.CONVERTER / 'scoped_uaccess'
@@ -84,14 +84,6 @@ class LayoutTest(unittest.TestCase):
 
 
 class ApiTablesTest(unittest.TestCase):
-	def test_scripts_carry_the_current_tables(self) -> None:
-		for script in sorted((support.REPO / 'cocci').glob('*.cocci')):
-			text = script.read_text()
-			if api.table_blocks(text):
-				with self.subTest(script=script.name):
-					self.assertEqual(api.update_text(text), text, 'run '
-							 '`converter/scoped-uaccess api-tables --write`')
-
 	def test_gate_rules_name_whole_families(self) -> None:
 		# The gate rule `gate` of each checker script lists literal names for
 		# spatch's prefilter, by hand: every name must be the API's, a family
@@ -116,33 +108,19 @@ class ApiTablesTest(unittest.TestCase):
 					if named:
 						self.assertEqual(set(family), named, name)
 
-	def test_render_round_trips(self) -> None:
-		text = '# BEGIN API TABLES: ENDS SCOPES\nstale\n# END API TABLES\n'
-		new = api.update_text(text)
-		scope: dict = {}
-		exec(new, scope)
-		self.assertEqual(api.ENDS, scope['ENDS'])
-		self.assertEqual(api.SCOPES, scope['SCOPES'])
-		self.assertEqual(new, api.update_text(new))
-
 	def test_file_macros(self) -> None:
-		# The shared source, rendered as the scripts carry it and run on
-		# the macros of a file: an exit that ends, wrappers by what they
-		# do, and macros that are neither.
-		text = api.update_text('# BEGIN API TABLES: ENDS ACCESSORS WRAPPERS FILE_MACROS\n'
-				       '# END API TABLES\n')
-		scope: dict = {'re': re}
-		exec(text, scope)
+		# The project layer's reading of a file's macros (checker/calls.py):
+		# what each function-like macro calls, and whether it is part of
+		# the API (ends a region, or wraps accessors and takes their label).
 		source = support.TESTCASES / 'cocci' / 'call-in-region' / 'ok-end-macro-and-helper.c'
-		self.assertEqual(({'put_fail': 'user_write_access_end'}, {}),
-				 scope['file_macros'](str(source))[:2])
+		self.assertEqual(({'user_write_access_end'}, True),
+				 calls.file_macros(str(source))['put_fail'])
 		with tempfile.NamedTemporaryFile('w', suffix='.c') as c:
 			c.write('#define get2(a, b, p, l) do {\t\\\n'
 				'\tunsafe_get_user(a, &(p)[0], l);\t\\\n'
 				'\tunsafe_get_user(b, &(p)[1], l); } while (0)\n'
 				'#define xchg(v, p, l) do { unsafe_get_user(v, p, l); '
 				'unsafe_put_user(0, p, l); } while (0)\n'
-				'#define wrap_fpr(p, t, l) unsafe_copy_fpr_to_user(p, t, l)\n'
 				'#define no_label(v, p) unsafe_get_user(v, p, out)\n'
 				'#define NR 3\n'
 				'#ifdef CONFIG_SLICE\n'
@@ -150,15 +128,12 @@ class ApiTablesTest(unittest.TestCase):
 				'#else\n#define clear(u, l) do { } while (0)\n#endif\n'
 				'#define stat_inc(x) this_cpu_inc(x)\n')
 			c.flush()
-			ends, wrappers, calls = scope['file_macros'](c.name)
-			self.assertEqual({}, ends)
-			self.assertEqual({'get2': 'read', 'xchg': 'rmw', 'wrap_fpr': 'write',
-					  'clear': 'write'}, wrappers)
-			self.assertEqual({'this_cpu_inc'}, calls['stat_inc'])
-			self.assertEqual({'on', 'unsafe_put_user'}, calls['clear'])
-			self.assertNotIn('NR', calls)
-		self.assertEqual(({}, {}, {}), scope['file_macros']('/nonexistent.c'))
-
+			macros = calls.file_macros(c.name)
+			self.assertEqual({'get2': True, 'xchg': True, 'no_label': False, 'clear': True,
+					  'stat_inc': False}, {k: v[1] for k, v in macros.items()})
+			self.assertEqual({'this_cpu_inc'}, macros['stat_inc'][0])
+			self.assertEqual({'on', 'unsafe_put_user'}, macros['clear'][0])
+		self.assertEqual({}, calls.file_macros('/nonexistent.c'))
 
 if __name__ == '__main__':
 	unittest.main()

@@ -15,12 +15,11 @@ earlier on every path to the begin (earlier_check()).
 import re
 from typing import Optional
 
-from scoped_uaccess.cocci import prologue
 from scoped_uaccess.analysis import source
 from scoped_uaccess.analysis.facts import Span
 from scoped_uaccess.analysis.model import Context, Region
 from scoped_uaccess.analysis.pointers import derived_inside
-from scoped_uaccess.analysis.source import flat, strip_comments, text_of
+from scoped_uaccess.analysis.source import flat, pretty, strip_comments, text_of
 
 
 def early_exit(lines: list[str], body: range, failure: str = '') -> str:
@@ -84,7 +83,7 @@ def indexed_address(ptr: str, args: list[str], idx: int) -> str:
 	addr = flat(args[idx]).replace(' ', '')
 	if re.search(r'\b%s\s*[-+](?![-+>=])' % re.escape(ptr), addr) or \
 	   re.search(r'\b%s\[' % re.escape(ptr), addr):
-		return f'the access {prologue.pretty(flat(args[idx]))}'
+		return f'the access {pretty(flat(args[idx]))}'
 	return ''
 
 

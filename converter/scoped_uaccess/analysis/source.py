@@ -20,6 +20,27 @@ TYPE_WORDS = ('struct', 'union', 'enum', 'const', 'volatile', 'unsigned', 'signe
 	      'short', 'int', 'long', 'void', 'bool', '__user', '__force')
 
 
+# A C token: an operator of two characters, a word, a number, or one character.
+_TOKEN = re.compile(r'\s*(->|\+\+|--|[A-Za-z_]\w*|0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|.)')
+
+
+def pretty(text: str) -> str:
+	"""An expression as Coccinelle prints it (every token spaced), spaced
+	as the kernel spells it: '& t -> a [ 2 ]' -> '&t->a[2]'."""
+	out, operand, glue = '', False, True
+	for t in (t for t in _TOKEN.findall(text) if t.strip()):
+		if t in ('->', '.', '[', ']', ')', '++', '--', ',') or glue or \
+		   (t == '(' and operand):
+			out += t
+		else:
+			out += ' ' + t
+		# what the next token sticks to
+		glue = t in ('->', '.', '[', '(') or \
+		       (t in ('&', '*', '!', '~', '-', '+') and not operand)
+		operand = re.match(r'\w', t) is not None or t in (')', ']', '++', '--')
+	return out.strip()
+
+
 def text_of(lines: list[str], s: Span) -> str:
 	l0, c0, l1, c1 = s
 	if l0 == l1:

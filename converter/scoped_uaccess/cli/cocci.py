@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Commands of the Coccinelle stage: report, check-cocci, convert, convert-regen, api-tables."""
+"""Commands of the Coccinelle stage: report, check-cocci, convert, convert-regen."""
 
 import argparse
 import sys
@@ -88,17 +88,6 @@ def cmd_ship_checker(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return ship.refresh(runner, args.kdir, args.patches)
 
 
-def cmd_api_tables(args: argparse.Namespace, runner: Runner) -> Outcome:
-	"""Renders the API tables of cocci/*.cocci from cocci/api.py."""
-	stale = [p for p in sorted(spatch.COCCI_DIR.glob('*.cocci'))
-		 if api.table_blocks(p.read_text()) and not api.update_file(p, args.write)]
-	for p in stale:
-		runner.say(f'api-tables: {relative(p)}: ' + ('rewritten' if args.write else 'out of date'))
-	if stale and not args.write:
-		return Outcome.findings(f'{len(stale)} script(s) out of date; run with --write')
-	return Outcome.ok(f'{len(stale)} script(s) rewritten' if stale else 'all scripts up to date')
-
-
 def _scripts(args: argparse.Namespace) -> tuple[Path, ...]:
 	return tuple(args.cocci) if args.cocci else check.CHECKERS
 
@@ -154,9 +143,6 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	p.add_argument('--write', action='store_true', help='write the report (default: check it)')
 	add('ship-checker', cmd_ship_checker, "commit cocci/'s checker scripts into KDIR as a fixup "
 	    "of the series' checker patch and export that patch again")
-	p = add('api-tables', cmd_api_tables, 'check (or --write) the API tables of cocci/*.cocci '
-		'against converter/scoped_uaccess/cocci/api.py', kdir=False)
-	p.add_argument('--write', action='store_true', help='rewrite the scripts that are out of date')
 
 
 def _checker_options(p: argparse.ArgumentParser) -> None:

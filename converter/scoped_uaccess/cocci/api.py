@@ -1,21 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The user access API's names: the one list the Python and the .cocci files read.
+"""The user access API's names, as the project's Python reads them.
 
-Every .cocci script carries the tables it needs inside its
-@initialize:python@ block, between a `# BEGIN API TABLES: NAME ...` and an
-`# END API TABLES` line: Coccinelle scripts must stand alone (coccicheck
-runs them from scripts/coccinelle/ with nothing else), so the tables are
-written into them by `converter/scoped-uaccess api-tables --write`
-(render_block()), and a unit test fails when a script's block differs
-from what this module renders.
+The checker, the converter's driver and its analysis (which
+convert_scoped_uaccess.cocci imports) take the API's begins, ends,
+scopes and accessors from here.  The kernel-form checker scripts stand
+alone, as coccicheck runs them from scripts/coccinelle/: they name what
+they match in SmPL, and a unit test (test_layout.ApiTablesTest) holds
+their gate rules to these tables.
 """
 
-import inspect
 import re
-from pathlib import Path
 from typing import Optional
 
-from scoped_uaccess.cocci import inlines, prologue
 
 # Begin of an open-coded region -> access mode.
 OPEN_BEGINS: dict[str, str] = {
@@ -228,172 +224,3 @@ def words() -> tuple[str, ...]:
 def words_pattern(names: tuple[str, ...] = ()) -> str:
 	"""A regex alternation of whole words: the names, default words()."""
 	return r'\b(' + '|'.join(re.escape(n) for n in (names or words())) + r')\b'
-
-
-# ---- code shared by the .cocci files ---------------------------------------
-
-class Source(str):
-	"""Python source rendered as it is into a block (a function the scripts
-	share, which needs the tables rendered before it)."""
-
-
-# file_macros(): the macros of a checked file that end a region or wrap
-# accessors.  SmPL does not match a macro body by the name of the macro,
-# so the scripts read the file.  Needs ENDS, ACCESSORS and WRAPPERS.
-FILE_MACROS = Source(r'''_FILE_MACROS = {}
-
-def file_macros(path, known_ends=None):
-	"""(ends, wrappers, calls) of the macros the file at path defines: a
-	macro whose body calls an end ends a region (name -> that end, as a
-	do { user_write_access_end(); return err; } while (0) exit); a macro
-	whose last parameter is the label of the accessors in its body is an
-	accessor (name -> what its body does: read, write or rmw); every
-	function-like macro -> the names its body calls (a macro runs where it
-	is used: its calls are what a region may not make).  A macro defined
-	twice (once as a stub for another configuration) is what either
-	definition makes it.  An end is one of known_ends (default ENDS), which a
-	caller that counts the file's own end helpers passes.  A text scan,
-	cached per file and table of ends: the one it was when first asked."""
-	ends_table = ENDS if known_ends is None else known_ends
-	cached = (path, id(ends_table))
-	if cached not in _FILE_MACROS:
-		try:
-			with open(path, errors='replace') as src:
-				text = re.sub(r'\\\n', ' ', src.read())
-		except OSError:
-			text = ''
-		ends, wrappers, calls = {}, {}, {}
-		for m in re.finditer(r'^[ \t]*#[ \t]*define[ \t]+(\w+)(?:\(([^)]*)\))?(.*)$',
-				     text, re.M):
-			name, params, body = m.group(1), m.group(2), m.group(3)
-			called = re.findall(r'\b(\w+)\s*\(', body)
-			if params is not None:
-				calls.setdefault(name, set()).update(
-					c for c in called if c not in ('while', 'if', 'for', 'switch',
-								      'sizeof', 'typeof', 'return'))
-			end = next((c for c in called if c in ends_table), None)
-			if end:
-				ends[name] = end
-			label = params.split(',')[-1].strip() if params else ''
-			modes = {(ACCESSORS.get(c) or WRAPPERS.get(c))[0] for c in called
-				 if c in ACCESSORS or c in WRAPPERS}
-			if modes and re.match(r'\w+$', label) and \
-			   re.search(r'\b%s\s*\)' % label, body):
-				wrappers[name] = modes.pop() if len(modes) == 1 else 'rmw'
-		_FILE_MACROS[cached] = (ends, wrappers, calls)
-	return _FILE_MACROS[cached]''')
-
-
-def functions_source(module: object, names: tuple[str, ...]) -> Source:
-	"""The source of a module's functions, as one block."""
-	return Source('\n\n'.join(inspect.getsource(getattr(module, n)).rstrip() for n in names))
-
-
-# How findings are recorded, grouped and printed (cocci/prologue.py).
-FINDINGS = functions_source(prologue, ('key', 'where', 'finding', 'has_finding',
-				       'line_ranges', 'emit'))
-
-
-# ---- the tables inside the .cocci files ----------------------------------
-
-TABLES: dict[str, object] = {
-	'OPEN_BEGINS': OPEN_BEGINS, 'MASKED_BEGINS': MASKED_BEGINS, 'ENDS': ENDS,
-	'END_FOR_MODE': END_FOR_MODE, 'SCOPES': SCOPES, 'SCOPE_FOR_MODE': SCOPE_FOR_MODE,
-	'INLINE_SCOPES': INLINE_SCOPES, 'ACCESSORS': ACCESSORS, 'WRAPPERS': WRAPPERS,
-	'NOT_ACCESSORS': NOT_ACCESSORS, 'OBJTOOL_UACCESS_SAFE': OBJTOOL_UACCESS_SAFE,
-	'USERCOPY_ROUTINES': USERCOPY_ROUTINES, 'ASM_ACCESSORS': ASM_ACCESSORS,
-	'SAFE_CALLS': SAFE_CALLS, 'SAFE_IN': SAFE_IN, 'UNSAFE_CALLS': UNSAFE_CALLS,
-	'FILE_MACROS': FILE_MACROS, 'FINDINGS': FINDINGS,
-}
-BLOCK_BEGIN = re.compile(r'^# BEGIN API TABLES:(?P<names>( [A-Z_]+)+)$')
-BLOCK_END = '# END API TABLES'
-
-
-def _literal(value: object) -> list[str]:
-	"""A table as Python source lines, sorted, entries packed into lines
-	of at most 80 columns (a tab is 8)."""
-	if isinstance(value, dict):
-		entries = [f'{k!r}: {v!r},' for k, v in sorted(value.items())]
-	else:
-		entries = [f'{k!r},' for k in sorted(value)]
-	lines: list[str] = []
-	for entry in entries:
-		if lines and 8 + len(lines[-1]) + 1 + len(entry) <= 80:
-			lines[-1] += ' ' + entry
-		else:
-			lines.append(entry)
-	return ['{'] + ['\t' + line for line in lines] + ['}']
-
-
-# The access paths of C expressions (cocci/prologue.py).
-EXPRESSIONS = Source('\n'.join((
-	"TOKEN = re.compile(r'" + prologue.TOKEN.pattern + "')",
-	'TYPE_WORDS = ' + '\n'.join(_literal(prologue.TYPE_WORDS)),
-	'', functions_source(prologue, ('tokens', 'matching', 'is_cast', 'access_path',
-					 'extend_path', 'strip_index', 'chain', 'pretty')))))
-TABLES['EXPRESSIONS'] = EXPRESSIONS
-
-# The text scan of the tree's headers for static inline functions
-# (cocci/inlines.py): the CLI caches its result per tree commit and names
-# it in SCOPED_UACCESS_INLINES; a script run by make coccicheck, which has
-# no such index, scans the tree it runs in the first time a call needs it.
-INLINES = Source('\n'.join((
-	f'ALWAYS, INLINE = {inlines.ALWAYS!r}, {inlines.INLINE!r}',
-	f'SKIP_DIRS = {inlines.SKIP_DIRS!r}',
-	'_DEFINITION = re.compile(' + ''.join(
-		f'\n\t{part!r}' for part in re.findall(r'.{1,70}', inlines._DEFINITION.pattern))
-	+ ', re.MULTILINE)',
-	'', functions_source(inlines, ('scan_text', 'header_files', 'build')))))
-TABLES['INLINES'] = INLINES
-
-
-def render_block(names: list[str]) -> list[str]:
-	"""The lines between the BEGIN and END markers for these tables."""
-	unknown = [n for n in names if n not in TABLES]
-	if unknown:
-		raise KeyError(f'no API table named {", ".join(unknown)}')
-	out = ['# Generated by `converter/scoped-uaccess api-tables --write`.']
-	for name in names:
-		if isinstance(TABLES[name], Source):
-			out += [''] + TABLES[name].split('\n')
-			continue
-		lines = _literal(TABLES[name])
-		out.append(f'{name} = {lines[0]}')
-		out += lines[1:]
-	return out
-
-
-def update_text(text: str) -> str:
-	"""text with every marked table block rendered afresh."""
-	lines = text.split('\n')
-	out: list[str] = []
-	i = 0
-	while i < len(lines):
-		m = BLOCK_BEGIN.match(lines[i])
-		out.append(lines[i])
-		i += 1
-		if not m:
-			continue
-		end = next((j for j in range(i, len(lines)) if lines[j] == BLOCK_END), None)
-		if end is None:
-			raise ValueError(f'`{lines[i - 1]}` has no `{BLOCK_END}` line')
-		out += render_block(m.group('names').split())
-		out.append(BLOCK_END)
-		i = end + 1
-	return '\n'.join(out)
-
-
-def table_blocks(text: str) -> list[list[str]]:
-	"""The table names of each marked block of a .cocci text."""
-	return [m.group('names').split() for m in
-		(BLOCK_BEGIN.match(line) for line in text.split('\n')) if m]
-
-
-def update_file(path: Path, write: bool) -> bool:
-	"""Renders the blocks of one .cocci file; True when it was up to date.
-	With write, an outdated file is rewritten."""
-	text = path.read_text()
-	new = update_text(text)
-	if new != text and write:
-		path.write_text(new)
-	return new == text
