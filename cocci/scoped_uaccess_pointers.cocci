@@ -16,8 +16,6 @@
 ///                    before the variable it was copied from was changed
 ///                    (truncated, aligned, advanced) and checked: the region
 ///                    covers the old value, which nobody checked
-///  [masked-range]    (WARNING) the first access of a masked region or
-///                    scope may lie beyond PAGE_SIZE from the pointer
 ///
 // Confidence: High for ERROR, Moderate for WARNING
 // Comments:
@@ -28,9 +26,8 @@
 //  range check there and no speculation mask; whether that matters is an
 //  argument the code does not show (the rseq code of mainline), so range
 //  and masked-pointer are warnings.  False positives: a pointer derived
-//  through a call or three assignments; masked-range takes any index but a
-//  loop counter from 0 as large.  Only the accessors of the API are
-//  judged; masked-range at the first accessor after the begin.
+//  through a call or three assignments.  Only the accessors of the API are
+//  judged.
 // Options: --no-includes --include-headers
 // Keywords: masked_user_access_begin, scoped_user_read_access, unsafe_get_user
 
@@ -98,7 +95,7 @@ statement S;
 
 @script:python depends on gate@
 @@
-FOUND, REGION, ADDR, BASED, SPLIT, FAR = {}, {}, {}, {}, {}, {}
+FOUND, REGION, ADDR, BASED, SPLIT = {}, {}, {}, {}, {}
 
 // ---- The regions, the accessors and their addresses ------------------
 @region depends on gate@
@@ -338,42 +335,6 @@ P << stale.P; V << stale.V; pc << stale.pc; pv << stale.pv; pk << stale.pk; pb <
 found(pb[0], 'ERROR', 'stale-pointer', 'the region opens on %s, copied from %s on %s; %s was '
       'changed on %s and tested on %s: the region covers the value from before the change, '
       'which the code did not check' % (P, V, line(pc[0]), V, line(pv[0]), line(pk[0])))
-
-// ---- masked-range ----------------------------------------------------
-// The first accessor after a masked begin or a scope, at an offset from
-// its pointer that is neither a small constant nor a loop counter from 0.
-@loop0 depends on gate exists@
-identifier i, A =~ "^unsafe_([^m]|m[^e])";
-position pi;
-@@
-for (i = 0; ...; ...) { ... when any
-A(..., <+... i@pi ...+>, ...)
-... when any
-}
-
-@far@
-expression region.P;
-identifier A =~ "^unsafe_([^m]|m[^e])", i;
-constant C =~ "^(51[2-9]|5[2-9][0-9]|[6-9][0-9][0-9]|[1-9][0-9]{3,}|0[xX]0*([2-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3,}))[uUlL]*$";
-position pa, pi != loop0.pi;
-@@
-A@pa(..., <+... \(P + C\|P[C]\|P + i@pi\|P[i@pi]\) ...+>, ...)
-
-@script:python depends on region && far@
-pb << region.pb; pa << far.pa;
-@@
-FAR.setdefault(key(pb[0]), set()).add(key(pa[0]))
-
-@script:python depends on gate@
-@@
-for k, (pb, it, P) in REGION.items():
-	later = [pa for pa, a, x, c in ADDR.values() if pa.current_element == pb.current_element
-		 and (int(pa.line), int(pa.column)) > (int(pb.line), int(pb.column))]
-	first = min(later, key=lambda p: (int(p.line), int(p.column)), default=None)
-	if first and key(first) in FAR.get(k, ()) and it.startswith(('scoped', 'masked')):
-		found(first, 'WARNING', 'masked-range', 'first access %s after %s() on %s may lie '
-		      'beyond PAGE_SIZE from %s; masking relies on the guard page'
-		      % (c(ADDR[key(first)][2]), it, line(pb), c(P)))
 
 // ---- Output ----------------------------------------------------------
 @script:python depends on gate && report@

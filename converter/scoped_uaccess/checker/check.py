@@ -23,7 +23,8 @@ from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 # script.  A tuple, as --cocci may name others: every script runs on every
 # file, and no two report the same class.
 CHECKERS: tuple[Path, ...] = (spatch.COCCI_DIR / 'scoped_uaccess_regions.cocci',
-			      spatch.COCCI_DIR / 'scoped_uaccess_pointers.cocci')
+			      spatch.COCCI_DIR / 'scoped_uaccess_pointers.cocci',
+			      spatch.COCCI_DIR / 'scoped_uaccess_reach.cocci')
 # The project-only layer (docs/checker.md): what `check` appends to a
 # kernel script, the parts the kernel form cannot carry.  It uses the
 # script's rules and Python; the rules are not written twice.

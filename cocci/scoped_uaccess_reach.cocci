@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/// Find user accesses that reach further than their region covers: beyond
+/// the first page of a masked pointer.  A region is begun by
+/// (masked_)user_*access_begin(), or is a scoped_user_*_access*() scope.
+///  [masked-range]    (WARNING) the first access of a masked region or
+///                    scope may lie beyond PAGE_SIZE from the pointer
+///
+// Confidence: Moderate
+// Comments:
+//  False positives of masked-range: an index that is not a loop counter
+//  from 0 is taken as large.  It judges the first accessor after the begin
+//  only.
+// Options: --no-includes --include-headers
+// Keywords: scoped_user_read_access_size, user_read_access_begin, masked_user_access_begin
+
+virtual context
+virtual org
+virtual report
+
+@initialize:python@
+@@
+import re
+
+def key(p):
+	return (p.file, p.line, p.column, p.current_element)
+
+def at(p):
+	return (int(p.line), int(p.column))
+
+def found(p, sev, cls, msg):
+	FOUND.setdefault((key(p), cls), (p, '%s: [%s] %s(): %s' % (
+		sev, cls, p.current_element, msg)))
+
+def c(e):
+	"""An expression as the kernel spells it: spatch spaces every token."""
+	out, prev, glue, operand = '', '', True, False
+	for t in str(e).split():
+		if glue or t in ('->', '.', '[', ']', ')', '++', '--', ',') or \
+		   (t == '(' and operand) or (prev == '*' and t == '*'):
+			out += t
+		else:
+			out += ' ' + t
+		glue = t in ('->', '.', '[', '(') or (t in '&*!~-+' and not operand) or \
+		       (t == ')' and prev == '*')
+		operand = (t[-1].isalnum() or t[-1] == '_' or t in (')', ']', '++', '--')) and \
+			  not (t == ')' and prev == '*')
+		prev = t
+	return out.replace(') (', ')(')
+
+
+// Only files that use the API are parsed: every rule depends on this one.
+@gate@
+iterator name scoped_user_read_access, scoped_user_read_access_size,
+	scoped_user_write_access, scoped_user_write_access_size,
+	scoped_user_rw_access, scoped_user_rw_access_size, scoped_guard,
+	scoped_cond_guard;
+statement S;
+@@
+(
+\(scoped_user_read_access(...) S\|scoped_user_read_access_size(...) S\|
+  scoped_user_write_access(...) S\|scoped_user_write_access_size(...) S\|
+  scoped_user_rw_access(...) S\|scoped_user_rw_access_size(...) S\)
+|
+\(user_access_begin\|user_read_access_begin\|user_write_access_begin\|
+  user_rw_access_begin\|masked_user_access_begin\|masked_user_read_access_begin\|
+  masked_user_write_access_begin\|masked_user_rw_access_begin\)(...)
+)
+
+@script:python depends on gate@
+@@
+FOUND, REGION, ADDR, FAR = {}, {}, {}, {}
+
+// ---- The regions and the accessors ----------------------------------
+@region depends on gate@
+iterator it =~ "^scoped_user_(read|write|rw)_access(_size)?$";
+identifier B =~ "^(masked_)?user_(read_|write_|rw_)?access_begin$";
+expression P;
+position pb;
+statement S;
+type T;
+@@
+\(it@pb(\((T)P\|P\), ...) S\|B@pb(\((T)P\|P\), ...)\)
+
+@script:python depends on region@
+it << region.it = ""; B << region.B = ""; P << region.P; pb << region.pb;
+@@
+REGION[key(pb[0])] = (pb[0], it or B, P)
+
+@addr depends on gate@
+identifier A1 =~ "^unsafe_(get_user|put_user|copy_from_user)$";
+identifier A0 =~ "^unsafe_(copy_to_user|try_cmpxchg_user)$";
+identifier A2 =~ "^unsafe_atomic_op(1|2)$";
+expression X, E1, E2;
+position pa;
+@@
+\(A1@pa(E1, X, ...)\|A0@pa(X, ...)\|A2@pa(E1, E2, X, ...)\)
+
+@script:python depends on addr@
+A1 << addr.A1 = ""; A0 << addr.A0 = ""; A2 << addr.A2 = ""; X << addr.X; pa << addr.pa;
+@@
+ADDR[key(pa[0])] = (pa[0], A1 or A0 or A2, X)
+
+// ---- masked-range ----------------------------------------------------
+// The first accessor after a masked begin or a scope, at an offset from
+// its pointer that is neither a small constant nor a loop counter from 0.
+@loop0 depends on gate exists@
+identifier i, A =~ "^unsafe_([^m]|m[^e])";
+position pi;
+@@
+for (i = 0; ...; ...) { ... when any
+A(..., <+... i@pi ...+>, ...)
+... when any
+}
+
+@far@
+expression region.P;
+identifier A =~ "^unsafe_([^m]|m[^e])", i;
+constant C =~ "^(51[2-9]|5[2-9][0-9]|[6-9][0-9][0-9]|[1-9][0-9]{3,}|0[xX]0*([2-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3,}))[uUlL]*$";
+position pa, pi != loop0.pi;
+@@
+A@pa(..., <+... \(P + C\|P[C]\|P + i@pi\|P[i@pi]\) ...+>, ...)
+
+@script:python depends on region && far@
+pb << region.pb; pa << far.pa;
+@@
+FAR.setdefault(key(pb[0]), set()).add(key(pa[0]))
+
+@script:python depends on gate@
+@@
+for k, (pb, it, P) in REGION.items():
+	later = [pa for pa, a, x in ADDR.values() if pa.current_element == pb.current_element
+		 and at(pa) > at(pb)]
+	first = min(later, key=at, default=None)
+	if first and key(first) in FAR.get(k, ()) and it.startswith(('scoped', 'masked')):
+		found(first, 'WARNING', 'masked-range', 'first access %s after %s() on line %s may '
+		      'lie beyond PAGE_SIZE from %s; masking relies on the guard page'
+		      % (c(ADDR[key(first)][2]), it, pb.line, c(P)))
+
+// ---- Output ----------------------------------------------------------
+@script:python depends on gate && report@
+@@
+for k in sorted(FOUND):
+	coccilib.report.print_report(*FOUND[k])
+
+@script:python depends on gate && org@
+@@
+for k in sorted(FOUND):
+	coccilib.org.print_safe_todo(*FOUND[k])
+
+@depends on context && gate@
+identifier f;
+iterator it;
+position p : script:python() { any(k[0] == key(p[0]) for k in FOUND) };
+statement S;
+@@
+(
+* it@p(...) S
+|
+* f@p(...)
+)
