@@ -7,9 +7,8 @@
 ///
 // Confidence: Moderate
 // Comments:
-//  False positives of masked-range: an index that is not a loop counter
-//  from 0 is taken as large.  It judges the first accessor after the begin
-//  only.
+//  False positives of masked-range: an index that is not a counter from 0
+//  is taken as large; it judges the first accessor after the begin only.
 // Options: --no-includes --include-headers
 // Keywords: scoped_user_read_access_size, user_read_access_begin, masked_user_access_begin
 
@@ -47,6 +46,10 @@ def c(e):
 		prev = t
 	return out.replace(') (', ')(')
 
+def num(s):
+	"""A decimal or hexadecimal integer constant, else None."""
+	m = re.match(r'^(0|[1-9][0-9]*|0[xX][0-9a-fA-F]+)[uUlL]*$', str(s).strip())
+	return int(m.group(1), 0) if m else None
 
 // Only files that use the API are parsed: every rule depends on this one.
 @gate@
@@ -101,16 +104,34 @@ A1 << addr.A1 = ""; A0 << addr.A0 = ""; A2 << addr.A2 = ""; X << addr.X; pa << a
 ADDR[key(pa[0])] = (pa[0], A1 or A0 or A2, X)
 
 // ---- masked-range ----------------------------------------------------
-// The first accessor after a masked begin or a scope, at an offset from
-// its pointer that is neither a small constant nor a loop counter from 0.
+// The first accessor after a masked begin or a scope, at an offset from its
+// pointer that is neither a small constant nor a counter from 0: for (i = 0;
+// ...), or i = 0 with no assignment to i on any path to it (a do-while).
+@reset depends on gate exists@
+identifier i, A =~ "^unsafe_([^m]|m[^e])";
+expression E : script:python() { num(E) != 0 };
+position pi;
+type T;
+@@
+\(i = 0;\|T i = 0;\)
+...
+i = E
+... when != i = 0
+A(..., <+... i@pi ...+>, ...)
+
 @loop0 depends on gate exists@
 identifier i, A =~ "^unsafe_([^m]|m[^e])";
-position pi;
+expression E;
+position pi != reset.pi;
+type T;
 @@
-for (i = 0; ...; ...) { ... when any
+(
+for (i = 0; ...; ...) { <+... A(..., <+... i@pi ...+>, ...) ...+> }
+|
+\(i = 0;\|T i = 0;\)
+... when != i = E
 A(..., <+... i@pi ...+>, ...)
-... when any
-}
+)
 
 @far@
 expression region.P;
