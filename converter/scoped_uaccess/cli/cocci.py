@@ -8,7 +8,6 @@ from typing import Callable
 
 from scoped_uaccess.cli.kernel import add_jobs
 from scoped_uaccess.checker import check, report, ship, stress
-from scoped_uaccess.cocci import api, spatch
 from scoped_uaccess.convert import files as convert_files, mainline
 from scoped_uaccess.convert import targets as convert_targets
 from scoped_uaccess.convert.driver import RULES, WORKTREE, ConvertRequest, default_worktree
