@@ -54,6 +54,20 @@ class ShippedCocciTest(unittest.TestCase):
 			shipped = sorted(f for f in touched_files(text) if f.startswith(SHIPPED_DIR))
 			self.assertEqual(sorted(SHIPPED_DIR + s.name for s in check.CHECKERS), shipped, name)
 
+	def test_the_changelog_names_every_script_and_class(self) -> None:
+		# The changelog lists the scripts and the classes each carries: a
+		# script added, or a class moved between scripts, must show there.
+		for name, text in self.patch_texts():
+			changelog = text.split('\n---\n', 1)[0]
+			for script in check.CHECKERS:
+				with self.subTest(patch=name, script=script.name):
+					entry = re.search(r'^ - ' + re.escape(script.name) + r':(.*?)(?=^ - |\n\n)',
+							  changelog, re.M | re.S)
+					self.assertIsNotNone(entry, f'{name} does not describe {script.name}')
+					said = set(re.findall(r'\[([a-z-]+)\]', entry.group(1)))
+					carried = set(re.findall(r'^///\s+\[([a-z-]+)\]', script.read_text(), re.M))
+					self.assertEqual(carried, said, f'{name}: the classes of {script.name}')
+
 	def test_the_scripts_have_the_kernel_form(self) -> None:
 		# What scripts/coccinelle asks of a script: the size of the tree's
 		# scripts (its largest has about 400 lines), a header with the
