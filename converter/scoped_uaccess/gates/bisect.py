@@ -133,9 +133,14 @@ def report(results: list[CommitResult]) -> str:
 	return '\n'.join(lines) + '\n'
 
 
+def config_of() -> Path:
+	"""The configuration every commit is built with: the gcc KUnit kernel's."""
+	return paths.kunit_build_dir('gcc') / '.config'
+
+
 def step(runner: Runner, kdir: Path) -> Outcome:
 	"""The gate: every commit builds its objects without a warning."""
-	results = run_bisect(runner, kdir, paths.kunit_build_dir('gcc') / '.config')
+	results = run_bisect(runner, kdir, config_of())
 	if runner.dry_run:
 		return Outcome.ok('dry run')
 	return build_verdict(len(results), [r.commit for r in results if not r.passed],

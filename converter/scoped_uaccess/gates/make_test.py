@@ -15,17 +15,23 @@ from scoped_uaccess.convert.driver import ConvertRequest
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Runner
 from scoped_uaccess.core.outcome import Outcome, written
-from scoped_uaccess.gates import bisect, checkpatch, cross, current, negative, sparse, validate
+from scoped_uaccess.gates import (bisect, checkpatch, cross, current, negative, recorded, sparse,
+				  validate)
 from scoped_uaccess.sweep import run as faultsweep
 from scoped_uaccess.gates.runner import Gate, GateStatus, run_gates, summary_table
 from scoped_uaccess.gates.warmup import Job, Warmup, configure_step
-from scoped_uaccess.kernel import deps, kbuild, tree, worktree
+from scoped_uaccess.kernel import deps, kbuild, sources, tree, worktree
+from scoped_uaccess.kernel.series import read_series
 from scoped_uaccess.kernel.qemu import AccelChoice
 from scoped_uaccess.kernel.toolchains import toolchain
 from scoped_uaccess.kunit import run as kunit_run
 from scoped_uaccess.sweep import boot as sweep_boot
 
 TEST_COMPILERS = ('gcc', 'clang-14', 'clang-19')
+# The compilers of the 7.3 fixes and builds gates: validate's architectures.
+FIXES_COMPILERS = tuple(sorted({b.arch.gcc for b in validate.ARCHES.values()}))
+# The recorded gates: `test --record` runs them and what they need.
+RECORDED = ('fixes-7.3', 'builds-7.3', 'sparse', 'cross', 'bisect')
 # The warm-up jobs of build/linux (warmup_jobs()), which validate waits for.
 WARM_GATES = (*(f'kunit-{cc}' for cc in TEST_COMPILERS), 'validate')
 CORPUS_RUNNER = paths.UNIT_TESTS / 'cocci_corpus.py'
@@ -40,6 +46,9 @@ class TestOptions:
 	accel: AccelChoice = AccelChoice.AUTO
 	force: bool = False
 	jobs: int = kbuild.JOBS
+	# Run the recorded gates (gates/recorded.py) and what they need only,
+	# building for real, and commit their verdicts under reports/gates/.
+	record: bool = False
 
 
 def unittest_step(runner: Runner) -> Outcome:
@@ -135,6 +144,17 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 		return validate.step(runner, validate.ValidateRequest(o.kdir, o.patches, jobs=o.jobs,
 								      accel=o.accel))
 
+	def kept(name: str, inputs: Callable[[], recorded.Inputs], run: Callable[[], Outcome],
+		 results_file: str) -> Callable[[], Outcome]:
+		gate = recorded.RecordedGate(name, inputs, run, results_file)
+		return lambda: recorded.step(runner, gate, o.record)
+
+	def series_inputs(compilers: tuple[str, ...], configs: tuple[Path, ...] = ()) -> recorded.Inputs:
+		return recorded.Inputs(o.kdir, tuple(read_series(o.patches)), compilers, configs)
+
+	def inputs_7_3(patches: Path) -> recorded.Inputs:
+		return recorded.Inputs(current.KDIR, tuple(read_series(patches)), FIXES_COMPILERS)
+
 	kunit = [Gate(f'kunit-{cc}', f'KUnit in QEMU failed under {cc}',
 		      lambda cc=cc: kunit_gate(cc), needs=('tree',))
 		 for cc in TEST_COMPILERS]
@@ -154,25 +174,33 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 		     'committed report', lambda: current.report_step(runner, jobs=o.jobs),
 		     needs=('tree-7.3',)),
 		Gate('fixes-7.3', "7.3's fix patches do not apply, are not checkpatch clean or do "
-		     'not build cleanly', lambda: current.fixes_step(runner, jobs=o.jobs),
+		     'not build cleanly', kept('fixes-7.3', lambda: inputs_7_3(sources.patches_for(current.KDIR) / 'fixes'),
+			  lambda: current.fixes_step(runner, jobs=o.jobs), 'fixes-7.3.txt'),
 		     needs=('tree-7.3',)),
 		Gate('convert-regen-7.3', "regenerating 7.3's conversions does not give "
 		     "patches/linux-7.3/, or the comparison with mainline's conversions is stale",
 		     lambda: current.regen_step(runner, jobs=o.jobs), needs=('tree', 'tree-7.3')),
 		Gate('builds-7.3', "7.3's conversions do not apply to the pristine tree or do not "
 		     'build cleanly for their architectures',
-		     lambda: current.builds_step(runner, jobs=o.jobs), needs=('tree-7.3',)),
+		     kept('builds-7.3', lambda: inputs_7_3(sources.patches_for(current.KDIR)),
+			  lambda: current.builds_step(runner, jobs=o.jobs), 'conversions-7.3.txt'),
+		     needs=('tree-7.3',)),
 		*kunit,
 		Gate('negative', 'negative compile tests did not behave',
 		     lambda: negative.step(runner, paths.kunit_build_dir('gcc')), needs=('tree',)),
-		Gate('sparse', 'new sparse/objtool warnings', lambda: sparse.step(runner, o.kdir, o.jobs),
+		Gate('sparse', 'new sparse/objtool warnings', kept('sparse', lambda: series_inputs(('gcc', 'sparse')),
+				lambda: sparse.step(runner, o.kdir, o.jobs), 'sparse.txt'),
 		     needs=('tree',)),
 		Gate('checkpatch', 'checkpatch --strict reports an error or warning',
 		     lambda: checkpatch.step(runner, o.kdir, o.patches), needs=('tree',)),
 		Gate('cross', 'a cross build of the series failed or warned',
-		     lambda: cross.step(runner, o.kdir, []), needs=('tree',)),
+		     kept('cross', lambda: series_inputs(tuple(a.arch.gcc for a in cross.ARCHES.values())),
+			  lambda: cross.step(runner, o.kdir, []), 'cross.txt'),
+		     needs=('tree',)),
 		Gate('bisect', 'a commit of the series does not build cleanly',
-		     lambda: bisect.step(runner, o.kdir), needs=('tree', 'kunit-gcc')),
+		     kept('bisect', lambda: series_inputs(('gcc',), (bisect.config_of(),)),
+			  lambda: bisect.step(runner, o.kdir), 'bisect.txt'),
+		     needs=('tree', 'kunit-gcc')),
 		Gate('convert-regen', 'regenerating the conversions does not give patches/',
 		     lambda: convert_targets.regen_step(runner, conversion, o.patches),
 		     needs=('tree',)),
@@ -192,11 +220,25 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 	]
 
 
+def selected(all_gates: list[Gate], record: bool) -> list[Gate]:
+	"""Every gate; with record, the recorded ones and those they need."""
+	if not record:
+		return all_gates
+	by_name = {g.name: g for g in all_gates}
+	wanted, todo = set(), list(RECORDED)
+	while todo:
+		name = todo.pop()
+		if name not in wanted:
+			wanted.add(name)
+			todo.extend(by_name[name].needs)
+	return [g for g in all_gates if g.name in wanted]
+
+
 def step(runner: Runner, o: TestOptions) -> Outcome:
 	"""Every gate; the table goes to stdout and build/results/test-summary.txt."""
 	warm = Warmup()
 	try:
-		run = run_gates(gates(runner, o, warm), runner.say)
+		run = run_gates(selected(gates(runner, o, warm), o.record), runner.say)
 	finally:
 		warm.stop()
 	table = summary_table(run)
