@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The newc writer: byte layout, and what GNU cpio reads back."""
+"""The newc writer: byte layout, and what GNU cpio reads back; the initramfs skeleton."""
 
 import shutil
 import subprocess
@@ -7,7 +7,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from scoped_uaccess.kernel import cpio
+from scoped_uaccess.core.errors import EnvironmentProblem
+from scoped_uaccess.kernel import cpio, initramfs
 
 
 class NewcTest(unittest.TestCase):
@@ -42,6 +43,32 @@ class NewcTest(unittest.TestCase):
 				subprocess.run(('cpio', '-id', '--quiet'), stdin=f, cwd=out, check=True)
 			self.assertEqual('hi\n', (out / 'bin' / 'hello').read_text())
 			self.assertEqual('hello', (out / 'bin' / 'hi').readlink().name)
+
+
+class SkeletonTest(unittest.TestCase):
+	def test_directories_then_device_nodes_then_busybox(self) -> None:
+		self.assertEqual(['dev', 'proc', 'sys', 'dev/console'],
+				 [e.path for e in initramfs.skeleton()])
+		with tempfile.NamedTemporaryFile() as busybox:
+			full = initramfs.skeleton(busybox=Path(busybox.name), tmp=True, null=True)
+		self.assertEqual(['bin', 'dev', 'proc', 'sys', 'tmp', 'dev/console', 'dev/null',
+				  'bin/busybox', 'bin/sh'], [e.path for e in full])
+		entries = {e.path: e for e in full}
+		self.assertEqual((cpio.Kind.CHAR, (5, 1), 0o600),
+				 (entries['dev/console'].kind, entries['dev/console'].rdev,
+				  entries['dev/console'].perm))
+		self.assertEqual(b'busybox', entries['bin/sh'].data)
+
+	def test_busybox_init_mounts_before_the_body(self) -> None:
+		script = initramfs.busybox_init('# whose\n', 'run\n', tmp=True)
+		self.assertTrue(script.startswith('#!/bin/busybox sh\n# whose\nbb=/bin/busybox\n'))
+		self.assertLess(script.index('mount -t tmpfs tmpfs /tmp'), script.index('run\n'))
+		self.assertTrue(script.endswith('run\n'))
+		self.assertNotIn('/tmp', initramfs.busybox_init('', 'run\n'))
+
+	def test_missing_busybox_is_an_environment_problem(self) -> None:
+		with self.assertRaisesRegex(EnvironmentProblem, 'missing'):
+			initramfs.require_busybox(Path('/nonexistent/busybox'))
 
 
 if __name__ == '__main__':

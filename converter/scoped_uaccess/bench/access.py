@@ -11,7 +11,7 @@ from scoped_uaccess.bench.common import WORK, BenchRequest, _rel, _relative_path
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
-from scoped_uaccess.kernel import cpio, kbuild
+from scoped_uaccess.kernel import cpio, initramfs, kbuild
 from scoped_uaccess.kernel.architectures import ARCHES
 from scoped_uaccess.kernel.qemu import ACCELERATORS, boot_command, choose_accelerator
 from scoped_uaccess.kunit import ktap
@@ -97,24 +97,26 @@ def access_figures(console: AccessConsole) -> dict:
 	return figures
 
 
-ACCESS_INIT = '''#!/bin/busybox sh
+def access_init(iterations: int, repetitions: int) -> str:
+	"""/init: load the module with the counts, between the markers."""
+	return initramfs.busybox_init('''\
 # /init of the access benchmark initramfs, written by
 # converter/scoped_uaccess/bench/access.py: load the KUnit module, which runs
 # the benchmark at once and prints it on the console.
-bb=/bin/busybox
-$bb mount -t proc proc /proc
-$bb mount -t sysfs sysfs /sys
-$bb mount -t devtmpfs devtmpfs /dev
-echo '{begin}'
-$bb insmod /{module} iterations={iterations} repetitions={repetitions}
-echo "{end}$?"
+''', f'''\
+echo '{BEGIN_MARKER}'
+$bb insmod /{MODULE} iterations={iterations} repetitions={repetitions}
+echo "{END_MARKER}$?"
 $bb reboot -f
-'''
+''')
 
 
-def access_init(iterations: int, repetitions: int) -> str:
-	return ACCESS_INIT.format(begin=BEGIN_MARKER, end=END_MARKER, module=MODULE,
-				  iterations=iterations, repetitions=repetitions)
+def initramfs_entries(module: Path, iterations: int, repetitions: int) -> list[cpio.Entry]:
+	"""The skeleton with busybox, the module, and the /init that loads it."""
+	return initramfs.skeleton(busybox=initramfs.BUSYBOX) + [
+		cpio.file(MODULE, module, 0o644),
+		cpio.text_file('init', access_init(iterations, repetitions)),
+	]
 
 
 def module_command(build_dir: Path, module_dir: Path, jobs: int) -> Command:
@@ -126,6 +128,7 @@ def module_command(build_dir: Path, module_dir: Path, jobs: int) -> Command:
 def run_access(runner: Runner, request: BenchRequest, record: dict) -> dict:
 	"""Builds the bench kernel and the module, boots, parses; section 1's data."""
 	tag = 'bench[access]'
+	initramfs.require_busybox()
 	build_dir = request.access_build_dir
 	config = WORK / 'bench-series.config'
 	build = kbuild.Build(request.series_tree, build_dir, X86_64)
@@ -161,13 +164,8 @@ def run_access(runner: Runner, request: BenchRequest, record: dict) -> dict:
 		   fix='the bench kernel must be built with modules (drop --no-build)')
 	initrd = WORK / 'access-initramfs.cpio'
 	if not runner.dry_run:
-		cpio.write(initrd, [
-			cpio.directory('bin'), cpio.directory('dev'), cpio.directory('proc'),
-			cpio.directory('sys'), cpio.char_device('dev/console', 5, 1),
-			cpio.file('bin/busybox', userspace.BUSYBOX), cpio.symlink('bin/sh', 'busybox'),
-			cpio.file(MODULE, module_dir / MODULE, 0o644),
-			cpio.text_file('init', access_init(request.iterations, request.repetitions)),
-		])
+		cpio.write(initrd, initramfs_entries(module_dir / MODULE, request.iterations,
+						   request.repetitions))
 	accelerator, note = choose_accelerator(runner, request.accel, kernel)
 	accel = ACCELERATORS[accelerator]
 	boot = boot_command(X86_64, kernel, initrd, (), accel)

@@ -29,7 +29,7 @@ from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, TreeStateError, UsageError
 from scoped_uaccess.core.outcome import Outcome, relative, written
 from scoped_uaccess.gates import fixes
-from scoped_uaccess.kernel import cpio, kbuild, tree, worktree
+from scoped_uaccess.kernel import cpio, initramfs, kbuild, tree, worktree
 from scoped_uaccess.kernel.architectures import ARCHES, Arch
 from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel.qemu import ACCELERATORS, Accelerator, boot_command
@@ -228,7 +228,7 @@ def compile_command(boot: FixBoot, program: Path, sysroot: Path, srctree: Path) 
 			'-o', str(program), str(boot.source), '-lgcc'))
 
 
-def initramfs(runner: Runner, boot: FixBoot, work: Path, build: kbuild.Build) -> Path:
+def build_initramfs(runner: Runner, boot: FixBoot, work: Path, build: kbuild.Build) -> Path:
 	"""The test program as /init of an uncompressed cpio."""
 	if shutil.which(boot.arch.gcc) is None:
 		raise EnvironmentProblem(f'{boot.arch.gcc} is not installed', 'run `make deps`')
@@ -243,9 +243,7 @@ def initramfs(runner: Runner, boot: FixBoot, work: Path, build: kbuild.Build) ->
 		   Output.CAPTURE)
 	initrd = work / f'{boot.name}.cpio'
 	if not runner.dry_run:
-		cpio.write(initrd, [cpio.directory('dev'), cpio.directory('proc'),
-				    cpio.directory('sys'), cpio.char_device('dev/console', 5, 1),
-				    cpio.file('init', program)])
+		cpio.write(initrd, initramfs.skeleton() + [cpio.file('init', program)])
 	return initrd
 
 
@@ -327,7 +325,7 @@ def run_boots(runner: Runner, request: fixes.FixesRequest) -> list[tuple[FixBoot
 					apply_at_baseline(runner, wt, patches)
 				build, kernel = build_kernel(runner, boots[0], wt, out, request.jobs)
 				for b in boots if not initrds else ():
-					initrds[b.name] = initramfs(runner, b, work, build)
+					initrds[b.name] = build_initramfs(runner, b, work, build)
 			finally:
 				runner.run(git(wt, 'checkout', '-q', '--detach', head, mutates=True))
 			for b in booted:

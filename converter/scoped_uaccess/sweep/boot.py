@@ -19,7 +19,7 @@ from pathlib import Path
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
-from scoped_uaccess.kernel import cpio
+from scoped_uaccess.kernel import cpio, initramfs
 from scoped_uaccess.kernel.architectures import ARCHES, Arch
 from scoped_uaccess.kernel.qemu import (ACCELERATORS, Accelerator, AcceleratorParams,
 					boot_command)
@@ -113,14 +113,10 @@ def init_script(programs: tuple[Program, ...]) -> str:
 	"""/init for InitKind.SHELL: mounts, quiets the console, runs each program."""
 	runs = ''.join(f'/bin/{p.name}; echo "# faultsweep-init {p.record_arch} exit $?"\n'
 		       for p in programs)
-	return f'''#!/bin/busybox sh
+	return initramfs.busybox_init('''\
 # /init of the fault sweep initramfs, written by
 # converter/scoped_uaccess/sweep/boot.py.
-bb=/bin/busybox
-$bb mount -t proc proc /proc
-$bb mount -t sysfs sysfs /sys
-$bb mount -t devtmpfs devtmpfs /dev
-$bb mount -t tmpfs tmpfs /tmp
+''', f'''\
 # Warnings and worse only (below 5: WARN() prints at KERN_WARNING, 4),
 # and no "segfault at" lines for the children
 # the sweep lets the kernel kill: nothing splits a record line.
@@ -130,21 +126,16 @@ echo '{BEGIN_MARKER}'
 {runs}echo '# faultsweep-init end'
 # -no-reboot turns the reboot into QEMU exiting.
 $bb reboot -f
-'''
+''', tmp=True)
 
 
 def initramfs_entries(t: SweepTarget, built: dict[str, Path]) -> list[cpio.Entry]:
-	"""The archive: /dev/console (the kernel opens it before /init runs) and
-	either busybox, the script and the programs, or the program as /init."""
-	entries = [cpio.directory('dev'), cpio.directory('proc'), cpio.directory('sys'),
-		   cpio.directory('tmp'), cpio.char_device('dev/console', 5, 1)]
+	"""The archive: the skeleton with /tmp, and either busybox, the
+	programs and the script, or the program as /init."""
 	if t.init is InitKind.PROGRAM:
 		(program,) = t.programs
-		return entries + [cpio.file('init', built[program.name])]
-	return entries + [
-		cpio.directory('bin'),
-		cpio.file('bin/busybox', userspace.BUSYBOX),
-		cpio.symlink('bin/sh', 'busybox'),
+		return initramfs.skeleton(tmp=True) + [cpio.file('init', built[program.name])]
+	return initramfs.skeleton(busybox=initramfs.BUSYBOX, tmp=True) + [
 		*(cpio.file(f'bin/{p.name}', built[p.name]) for p in t.programs),
 		cpio.text_file('init', init_script(t.programs)),
 	]
@@ -155,8 +146,8 @@ def build_initramfs(runner: Runner, t: SweepTarget) -> Path:
 	for tool in {p.arch.gcc for p in t.programs}:
 		if shutil.which(tool) is None:
 			raise EnvironmentProblem(f'{tool} is not installed', 'run `make deps`')
-	if t.init is InitKind.SHELL and not userspace.BUSYBOX.is_file():
-		raise EnvironmentProblem(f'{userspace.BUSYBOX} is missing', 'run `make deps`')
+	if t.init is InitKind.SHELL:
+		initramfs.require_busybox()
 	initrd = t.work_dir / 'initramfs.cpio'
 	if not runner.dry_run:
 		t.work_dir.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, CommandResult, Output, Runner
 from scoped_uaccess.core.errors import CommandFailed, EnvironmentProblem, UsageError
 from scoped_uaccess.core.outcome import Outcome, format_seconds, relative
-from scoped_uaccess.kernel import cpio, kbuild
+from scoped_uaccess.kernel import cpio, initramfs, kbuild
 from scoped_uaccess.kernel.architectures import ARCHES, Arch
 from scoped_uaccess.kernel.qemu import (ACCELERATORS, AccelChoice, Accelerator, AcceleratorParams,
 					boot_command as qemu_boot, choose_accelerator)
@@ -33,7 +33,6 @@ SOURCE = paths.REPO / 'testcases' / 'userspace' / 'uaccess_syscalls.c'
 CONFIG = paths.X86_64_CONFIG
 PROGRAM = 'uaccess_syscalls'
 CFLAGS = ('-static', '-O2', '-Wall', '-Werror')
-BUSYBOX = Path('/bin/busybox')
 # /init frames the program's output with these lines on the console.
 BEGIN_MARKER = '# uaccess-init: begin'
 END_MARKER = '# uaccess-init: exit status '
@@ -43,15 +42,11 @@ _KERNEL_WARNING = re.compile(r'WARNING: CPU: \d+ PID: \d+')
 _BENCH = re.compile(r'^# bench (?P<name>\S+) iterations=(?P<iterations>\d+) '
 		    r'ns_per_call=(?P<ns>[\d.]+) tsc_per_call=(?P<tsc>[\d.]+)\s*$')
 
-INIT_SCRIPT = f'''#!/bin/busybox sh
+INIT_SCRIPT = initramfs.busybox_init('''\
 # /init of the userspace test initramfs, written by
 # converter/scoped_uaccess/userspace/boot.py. The kernel passes UACCESS_MODE and
 # UACCESS_ITERATIONS from its command line in the environment.
-bb=/bin/busybox
-$bb mount -t proc proc /proc
-$bb mount -t sysfs sysfs /sys
-$bb mount -t devtmpfs devtmpfs /dev
-$bb mount -t tmpfs tmpfs /tmp
+''', f'''\
 # The KUnit suites have run. From here the console shows warnings and worse
 # only, so no info message (a late driver probe) splits a result line.
 echo 5 > /proc/sys/kernel/printk
@@ -61,7 +56,7 @@ echo "{END_MARKER}$?"
 # -no-reboot turns the reboot into QEMU exiting (the kernel cannot power off
 # without ACPI power management).
 $bb reboot -f
-'''
+''', tmp=True)
 
 
 class Mode(enum.Enum):
@@ -251,15 +246,9 @@ def compile_command(output: Path, source: Path = SOURCE) -> Command:
 	return Command(('gcc', *CFLAGS, '-o', str(output), str(source)))
 
 
-def initramfs_entries(program: Path, busybox: Path = BUSYBOX) -> list[cpio.Entry]:
-	"""/init, busybox and the program; /dev/console so init has a console."""
-	return [
-		cpio.directory('bin'), cpio.directory('dev'), cpio.directory('proc'),
-		cpio.directory('sys'), cpio.directory('tmp'),
-		cpio.char_device('dev/console', 5, 1),
-		cpio.char_device('dev/null', 1, 3, 0o666),
-		cpio.file('bin/busybox', busybox),
-		cpio.symlink('bin/sh', 'busybox'),
+def initramfs_entries(program: Path, busybox: Path = initramfs.BUSYBOX) -> list[cpio.Entry]:
+	"""The skeleton with busybox, /dev/null and /tmp; the program; /init."""
+	return initramfs.skeleton(busybox=busybox, tmp=True, null=True) + [
 		cpio.file(f'bin/{PROGRAM}', program),
 		cpio.text_file('init', INIT_SCRIPT),
 	]
@@ -301,8 +290,7 @@ def run_userspace(runner: Runner, request: UserspaceRequest) -> UserspaceResult:
 	for tool in (request.arch.gcc, request.arch.qemu.binary):
 		if shutil.which(tool) is None:
 			raise EnvironmentProblem(f'{tool} is not installed', 'run `make deps`')
-	if not BUSYBOX.is_file():
-		raise EnvironmentProblem(f'{BUSYBOX} is missing', 'apt-get install busybox-static')
+	initramfs.require_busybox()
 	if request.build and not (request.kdir / 'Makefile').is_file():
 		raise EnvironmentProblem(f'{request.kdir} is not a kernel tree',
 					 'pass --kdir with a kernel source tree (a git worktree)')
@@ -381,7 +369,7 @@ def build_initramfs(runner: Runner, request: UserspaceRequest) -> Path:
 	runner.run(compile_command(program), Output.CAPTURE,
 		   fix=f'{SOURCE.name} must build with {" ".join(CFLAGS)}')
 	if runner.dry_run:
-		runner.say(f'# would write {initrd}: /init, {BUSYBOX}, {PROGRAM}')
+		runner.say(f'# would write {initrd}: /init, {initramfs.BUSYBOX}, {PROGRAM}')
 		return initrd
 	size = cpio.write(initrd, initramfs_entries(program))
 	runner.say(f'initramfs: {initrd} ({size // 1024} KiB)')
