@@ -49,6 +49,15 @@ class MutationsTest(unittest.TestCase):
 		self.assertLess(text.index('| 121.0 |'), text.index('| 9.2 |'))
 		self.assertIn('an end dropped: 1 of 1 give a finding', text)
 		self.assertIn('a call added: 0 of 1 give a finding', text)
+		self.assertIn('a block spatch cannot parse, as they are: 0', text)
+
+	def test_summary_names_the_files_with_unparsed_blocks(self) -> None:
+		runs = [Run('a.c', 0, 'none', 1.5, 2, '', ('12:parse-error', '40:parse-error')),
+			Run('a.c', 7, 'drop-end', 2.0, 2, '', ('12:parse-error', '40:parse-error')),
+			Run('b.c', 0, 'none', 1.0, 1, '', ('3:range',))]
+		text = summary(runs, 'Linux 7.3.4')
+		self.assertIn('a block spatch cannot parse, as they are: 1', text)
+		self.assertIn('UNPARSED a.c: lines 12, 40', text)
 
 
 if __name__ == '__main__':

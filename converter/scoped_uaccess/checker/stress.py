@@ -123,10 +123,17 @@ def caught(runs: list[Run], kind: str) -> int:
 	return sum(1 for r in runs if r.kind == kind and set(r.keys) - before.get(r.file, set()))
 
 
+def unparsed_blocks(run: Run) -> list[str]:
+	"""The lines of the run's parse-error findings: blocks that use the API
+	and that spatch could not parse, so that nothing in them was checked."""
+	return [k.split(':')[0] for k in run.keys if k.endswith(':parse-error')]
+
+
 def summary(runs: list[Run], tree: str) -> str:
 	"""Markdown: the figures and the slowest runs."""
 	secs = [r.seconds for r in runs]
 	failed = [r for r in runs if r.failure]
+	unparsed = [r for r in runs if r.kind == 'none' and unparsed_blocks(r)]
 	kinds = {k: sum(1 for r in runs if r.kind == k) for k in ('none', 'drop-end', 'add-call')}
 	lines = [f'# The checker under stress: {tree}', '',
 		 f'{len(runs)} runs (one file each, every checker script, --jobs 1): '
@@ -135,6 +142,7 @@ def summary(runs: list[Run], tree: str) -> str:
 		 f'- slowest: {max(secs):.1f} s; median {statistics.median(secs):.1f} s; '
 		 f'total {sum(secs) / 60:.1f} min',
 		 f'- failures (crash or timeout): {len(failed)}',
+		 f'- files with a block spatch cannot parse, as they are: {len(unparsed)}',
 		 *[f'- {what}: {caught(runs, kind)} of {kinds[kind]} give a finding the file '
 		   'as it is does not have' for kind, what in (('drop-end', 'an end dropped'),
 							   ('add-call', 'a call added'))],
@@ -147,6 +155,8 @@ def summary(runs: list[Run], tree: str) -> str:
 		lines.append(f'| {r.seconds:.1f} | {r.file}:{r.line} | {r.kind} | {r.findings} |')
 	for r in failed:
 		lines.append(f'\nFAILED {r.file}:{r.line} {r.kind}: {r.failure}')
+	for r in unparsed:
+		lines.append(f'\nUNPARSED {r.file}: lines {", ".join(unparsed_blocks(r))}')
 	return '\n'.join(lines) + '\n'
 
 

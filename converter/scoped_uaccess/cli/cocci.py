@@ -36,9 +36,11 @@ def cmd_stress(args: argparse.Namespace, runner: Runner) -> Outcome:
 	out = args.out or stress.OUT / args.kdir.resolve().name
 	written = stress.write(runs, out, f'Linux {version} ({relative(args.kdir)})')
 	failed = [r for r in runs if r.failure]
+	unparsed = [r for r in runs if r.kind == 'none' and stress.unparsed_blocks(r)]
 	text = (f'{len(runs)} run(s), slowest {max(r.seconds for r in runs):.1f} s, '
-		f'{len(failed)} failure(s); {relative(written)}')
-	return Outcome.findings(text) if failed else Outcome.ok(text)
+		f'{len(failed)} failure(s), {len(unparsed)} file(s) with a block spatch cannot '
+		f'parse; {relative(written)}')
+	return Outcome.findings(text) if failed or unparsed else Outcome.ok(text)
 
 
 def cmd_check_cocci(args: argparse.Namespace, runner: Runner) -> Outcome:
