@@ -5,6 +5,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import dataclasses
 import unittest
 from pathlib import Path
 
@@ -207,6 +208,16 @@ class CommandsTest(unittest.TestCase):
 		self.assertIn('-initrd /i.cpio', line)
 		self.assertTrue(line.endswith('-cpu max'))
 		self.assertTrue(line.startswith(f'timeout {tcg.timeout} '))
+
+	def test_the_checks_boot_without_the_tsc_watchdog(self) -> None:
+		# Its warning once split a fault sweep record; the bench keeps the
+		# kernel's own choice of clock.
+		tcg = qemu.ACCELERATORS[qemu.Accelerator.TCG]
+		checks = dataclasses.replace(self.request, mode=Mode.TEST)
+		self.assertIn('UACCESS_ITERATIONS=50 tsc=reliable\'',
+			      userspace.boot_command(checks, Path('/i.cpio'), tcg).shell_line())
+		self.assertNotIn('tsc=reliable', userspace.boot_command(
+			self.request, Path('/i.cpio'), tcg).shell_line())
 
 	def test_build_is_out_of_tree_and_niced(self) -> None:
 		runner = quiet_runner(dry_run=True)

@@ -96,7 +96,7 @@ TARGETS: dict[str, SweepTarget] = {t.name: t for t in (
 	SweepTarget('x86_64', ARCHES['x86_64'],
 		    (Program(ARCHES['x86_64'], 'x86_64'), Program(ARCHES['i386'], 'i386')),
 		    InitKind.SHELL, userspace.CONFIG, 'user', userspace_kernel=True,
-		    append=('kunit.enable=0',)),
+		    append=('kunit.enable=0', *userspace.X86_QUIET_CLOCK)),
 	SweepTarget('ppc64le', ARCHES['powerpc'], (Program(ARCHES['powerpc'], 'ppc64le'),),
 		    InitKind.PROGRAM, PPC64LE_CONFIG, 'faultsweep-ppc64le', kuap=True),
 )}
