@@ -4,7 +4,7 @@
 import unittest
 
 from support import TESTCASES
-from scoped_uaccess.checker.stress import Mutation, Run, mutations, summary
+from scoped_uaccess.checker.stress import Mutation, Run, mutations, report, summary
 
 SOURCE = TESTCASES / 'cocci' / 'missing-end' / 'ok-fault-label-goto-back.c'
 
@@ -58,6 +58,13 @@ class MutationsTest(unittest.TestCase):
 		text = summary(runs, 'Linux 7.3.4')
 		self.assertIn('a block spatch cannot parse, as they are: 1', text)
 		self.assertIn('UNPARSED a.c: lines 12, 40', text)
+
+	def test_the_committed_report_names_its_command(self) -> None:
+		runs = [Run('a.c', 0, 'none', 1.5, 0)]
+		text = report(runs, 'Linux 7.3.4 (build/linux-7.3)', 'build/linux-7.3')
+		self.assertTrue(text.startswith('# The checker under stress: Linux 7.3.4'))
+		self.assertIn('`converter/scoped-uaccess stress --kdir build/linux-7.3`', text)
+		self.assertTrue(text.endswith(summary(runs, 'x').split('\n', 1)[1]))
 
 
 if __name__ == '__main__':

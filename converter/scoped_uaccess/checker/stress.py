@@ -160,6 +160,14 @@ def summary(runs: list[Run], tree: str) -> str:
 	return '\n'.join(lines) + '\n'
 
 
+def report(runs: list[Run], tree: str, kdir: str) -> str:
+	"""reports/linux-<version>/stress.md: the summary, with the command that makes it."""
+	title, rest = summary(runs, tree).split('\n', 1)
+	return (f'{title}\n\n`converter/scoped-uaccess stress --kdir {kdir}` (the file as it is, '
+		'and each one-line change; seconds on this 2-core host vary from run to run).\n'
+		+ rest)
+
+
 def write(runs: list[Run], out: Path, tree: str) -> Path:
 	out.mkdir(parents=True, exist_ok=True)
 	(out / 'stress.json').write_text(json.dumps(

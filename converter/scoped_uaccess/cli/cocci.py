@@ -34,7 +34,12 @@ def cmd_stress(args: argparse.Namespace, runner: Runner) -> Outcome:
 			       'Makefile); give one with --kdir')
 	runs = stress.run_stress(runner, args.kdir, args.timeout, runner.say)
 	out = args.out or stress.OUT / args.kdir.resolve().name
-	written = stress.write(runs, out, f'Linux {version} ({relative(args.kdir)})')
+	tree_name = f'Linux {version} ({relative(args.kdir)})'
+	written = stress.write(runs, out, tree_name)
+	if args.install:
+		installed = paths.REPORTS / f'linux-{version}' / 'stress.md'
+		installed.write_text(stress.report(runs, tree_name, relative(args.kdir)))
+		runner.say(f'stress: wrote {relative(installed)}')
 	failed = [r for r in runs if r.failure]
 	unparsed = [r for r in runs if r.kind == 'none' and stress.unparsed_blocks(r)]
 	text = (f'{len(runs)} run(s), slowest {max(r.seconds for r in runs):.1f} s, '
@@ -105,6 +110,8 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	p.add_argument('--timeout', type=int, default=stress.TIMEOUT,
 		       help=f'seconds per file and run (default {stress.TIMEOUT})')
 	p.add_argument('--out', type=Path, help='default: build/results/stress/<tree>')
+	p.add_argument('--install', action='store_true',
+		       help='also write the summary to reports/linux-<version>/stress.md')
 	add('check-cocci', cmd_check_cocci, 'the checker corpus testcases/cocci through spatch, '
 	    'the CLI and make coccicheck')
 	p = add('convert', cmd_convert, 'convert the open-coded user access regions of a tree '
