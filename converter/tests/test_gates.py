@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """make test: gate ordering, statuses and the summary table."""
 
+import subprocess
 import unittest
 
 from scoped_uaccess.gates import runner as gates
@@ -37,6 +38,21 @@ class GatesTest(unittest.TestCase):
 		run = self.run_gates([Gate('a', 'x', lambda: Outcome(0))])
 		self.assertEqual(0, run.exit_status)
 		self.assertIn('make test: PASS, 1/1 gates passed', gates.summary_table(run))
+
+	def test_processor_time_is_the_gates_own(self) -> None:
+		def burn() -> Outcome:
+			subprocess.run(('sh', '-c', 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'),
+				       check=True)
+			return Outcome(0)
+		# The warm-up's time reaped during a gate is not the gate's.
+		beside = iter([0.0, 0.0, 0.0, 1000.0])
+		run = gates.run_gates([Gate('busy', 'x', burn), Gate('other', 'x', burn)],
+				      lambda message: None, lambda: next(beside))
+		self.assertGreater(run.results[0].cpu, 0.1)
+		self.assertEqual(0.0, run.results[1].cpu)
+		table = gates.summary_table(run, gates.Background((('kunit-gcc', 300.0),)))
+		self.assertIn('warm-up (background builds, cpu): kunit-gcc 5m00s', table)
+		self.assertRegex(table, r'cpu: 5m\d\ds \(gates \d+s, warm-up 5m00s\)')
 
 	def test_error_only_is_exit_2(self) -> None:
 		self.assertEqual(2, self.run_gates([Gate('a', 'x', raise_env)]).exit_status)

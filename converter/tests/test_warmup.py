@@ -46,6 +46,15 @@ class WarmupTest(unittest.TestCase):
 		self.assertIn('SCHED_IDLE', out.read_text())
 		self.assertIn('=== warmup: second', (self.dir / 'warmup.log').read_text())
 
+	def test_the_processor_time_of_each_job_is_counted(self) -> None:
+		burn = Command(('sh', '-c', 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'))
+		self.warm.start([Job('busy', (burn,)), Job('idle', (Command(('sleep', '0.3')),))])
+		self.assertTrue(returns(lambda: self.warm.wait('*', lambda line: None), 60))
+		self.assertGreater(self.warm.cpu['busy'], 0.1)
+		self.assertLess(self.warm.cpu['idle'], 0.1)
+		self.assertEqual(self.warm.cpu_total(), self.warm.cpu['busy'] + self.warm.cpu['idle'])
+		self.assertRegex((self.dir / 'warmup.log').read_text(), r'exit status 0, \d+ s cpu')
+
 	def test_a_failed_step_ends_its_job_not_the_next(self) -> None:
 		self.warm.start([
 			Job('bad', (Command(('false',)), lambda runner: (self.dir / 'after').touch())),

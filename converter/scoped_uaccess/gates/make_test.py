@@ -18,7 +18,7 @@ from scoped_uaccess.core.outcome import Outcome, written
 from scoped_uaccess.gates import (bisect, checkpatch, cross, current, negative, recorded, sparse,
 				  validate)
 from scoped_uaccess.sweep import run as faultsweep
-from scoped_uaccess.gates.runner import Gate, GateStatus, run_gates, summary_table
+from scoped_uaccess.gates.runner import Background, Gate, GateStatus, run_gates, summary_table
 from scoped_uaccess.gates.warmup import Job, Warmup, configure_step
 from scoped_uaccess.kernel import deps, kbuild, sources, tree, worktree
 from scoped_uaccess.kernel.series import read_series
@@ -238,10 +238,11 @@ def step(runner: Runner, o: TestOptions) -> Outcome:
 	"""Every gate; the table goes to stdout and build/results/test-summary.txt."""
 	warm = Warmup()
 	try:
-		run = run_gates(selected(gates(runner, o, warm), o.record), runner.say)
+		run = run_gates(selected(gates(runner, o, warm), o.record), runner.say,
+				warm.cpu_total)
 	finally:
 		warm.stop()
-	table = summary_table(run)
+	table = summary_table(run, Background(tuple(warm.cpu.items())))
 	written(paths.RESULTS / 'test-summary.txt', table + '\n')
 	print(table, flush=True)
 	failed = [r.gate.name for r in run.results if r.status is not GateStatus.PASS]

@@ -11,7 +11,8 @@ of them first waits for its warm-up, then runs exactly as without one:
 its own configure and make find nothing to do, or redo what the warm-up
 did not finish.  Nothing the warm-up does decides a gate: a failed
 warm-up only costs the time the gate then takes.  Everything it ran and
-printed is in build/results/warmup.log.
+printed is in build/results/warmup.log, with each job's processor time,
+which make test's table reports apart from the gates'.
 """
 
 import os
@@ -52,6 +53,7 @@ class Warmup:
 		self.lock = threading.Lock()
 		self.running = False		# a thread works through self.jobs
 		self.next = 0			# the index of the next job
+		self.cpu: dict[str, float] = {}	# processor seconds per job, its commands'
 
 	def start(self, jobs: list[Job]) -> None:
 		self.jobs = jobs
@@ -100,6 +102,11 @@ class Warmup:
 		for event in self.done.values():
 			event.set()
 
+	def cpu_total(self) -> float:
+		"""Processor seconds of the warm-up's commands reaped so far."""
+		with self.lock:
+			return sum(self.cpu.values())
+
 	def _work(self) -> None:
 		with open(self.log, 'a', errors='backslashreplace') as log:
 			runner = Runner(echo=log)
@@ -113,14 +120,14 @@ class Warmup:
 				runner.say(f'=== warmup: {job.gate}')
 				try:
 					for step in job.steps:
-						if self.stopped or not self._step(step, runner, log):
+						if self.stopped or not self._step(step, job.gate, runner, log):
 							break
 				except Exception as e:	# noqa: BLE001 -- the gate redoes it and reports
 					runner.say(f'warmup: {job.gate}: {e}')
 				finally:
 					self.done[job.gate].set()
 
-	def _step(self, step: object, runner: Runner, log) -> bool:
+	def _step(self, step: object, job: str, runner: Runner, log) -> bool:
 		if callable(step):
 			step(runner)
 			return True
@@ -133,8 +140,15 @@ class Warmup:
 			self.proc = subprocess.Popen((*IDLE, *step.argv), cwd=step.cwd, env=env,
 						     stdin=subprocess.DEVNULL, stdout=log,
 						     stderr=subprocess.STDOUT, start_new_session=True)
-		status = self.proc.wait()
-		runner.say(f'warmup: exit status {status}')
+		# wait4 rather than wait: the rusage of the command and all it
+		# waited for, which this process's RUSAGE_CHILDREN also counts.
+		_, wstatus, usage = os.wait4(self.proc.pid, 0)
+		status = os.waitstatus_to_exitcode(wstatus)
+		self.proc.returncode = status
+		cpu = usage.ru_utime + usage.ru_stime
+		with self.lock:
+			self.cpu[job] = self.cpu.get(job, 0.0) + cpu
+		runner.say(f'warmup: exit status {status}, {cpu:.0f} s cpu')
 		return status == 0
 
 
