@@ -60,7 +60,7 @@ virtual label
 
 @initialize:python@
 @@
-from scoped_uaccess.analysis import facts, hooks
+from scoped_uaccess.analysis import facts, hooks, plan
 hooks.start()
 
 // ---- facts --------------------------------------------------------------
@@ -309,7 +309,7 @@ return V;
 pb << ib.pb;
 L;
 @@
-coccinelle.L = cocci.make_ident(hooks.value(pb[0], 'invert'))
+coccinelle.L = cocci.make_ident(hooks.edit(pb[0], plan.Invert).label)
 
 @depends on patch && invert_begin@
 identifier ib.B;
@@ -345,7 +345,7 @@ return V;
 pb << ibe.pb;
 L;
 @@
-coccinelle.L = cocci.make_ident(hooks.value(pb[0], 'invert'))
+coccinelle.L = cocci.make_ident(hooks.edit(pb[0], plan.Invert).label)
 
 @depends on patch && invert_begin@
 identifier ibe.B;
@@ -408,7 +408,7 @@ E@p
 p << lp_use.p;
 L;
 @@
-coccinelle.L = cocci.make_ident(hooks.value(p[0], 'rename-expr'))
+coccinelle.L = cocci.make_ident(hooks.edit(p[0], plan.RenameExpr).name)
 
 @depends on patch && local_pointer@
 expression lp_begin.E;
@@ -428,7 +428,7 @@ X@p
 p << lp_cast_use.p;
 V;
 @@
-coccinelle.V = cocci.make_expr(hooks.value(p[0], 'rename-cast'))
+coccinelle.V = cocci.make_expr(hooks.edit(p[0], plan.RenameCast).text)
 
 @depends on patch && local_pointer@
 identifier lp_cast_use.X;
@@ -451,7 +451,7 @@ S@p
 p << lp_late.p;
 T;
 @@
-coccinelle.T = cocci.make_ident(hooks.value(p[0], 'before-if'))
+coccinelle.T = cocci.make_ident(hooks.edit(p[0], plan.BeforeIf).text)
 
 @depends on patch && local_pointer@
 statement lp_late.S;
@@ -474,8 +474,7 @@ D@p
 p << lp_decl_late.p;
 N;
 @@
-name, how, value = hooks.value(p[0], 'after-decl').split('\0')
-coccinelle.N = cocci.make_ident(name)
+coccinelle.N = cocci.make_ident(hooks.edit(p[0], plan.LocalDecl).name)
 
 @depends on patch && local_pointer@
 declaration lp_decl_late.D;
@@ -497,9 +496,9 @@ p << lp_decl_cast.p;
 N;
 V;
 @@
-name, how, value = hooks.value(p[0], 'after-decl').split('\0')
-coccinelle.N = cocci.make_ident(name)
-coccinelle.V = cocci.make_expr(value)
+d = hooks.edit(p[0], plan.LocalDecl)
+coccinelle.N = cocci.make_ident(d.name)
+coccinelle.V = cocci.make_expr(d.expr)
 
 @depends on patch && local_pointer@
 declaration lp_decl_cast.D;
@@ -523,12 +522,12 @@ F << lp_field.F;
 N;
 V;
 @@
-name, how, value = hooks.value(p[0], 'after-decl').split('\0')
-if not value.replace(' ', '').endswith(F):
+d = hooks.edit(p[0], plan.LocalDecl)
+if not d.expr.replace(' ', '').endswith(F):
 	cocci.include_match(False)
 else:
-	coccinelle.N = cocci.make_ident(name)
-	coccinelle.V = cocci.make_expr(value)
+	coccinelle.N = cocci.make_ident(d.name)
+	coccinelle.V = cocci.make_expr(d.expr)
 
 @depends on patch && local_pointer@
 declaration lp_decl_field.D;
@@ -552,12 +551,12 @@ F << lp_field.F;
 N;
 V;
 @@
-name, how, value = hooks.value(p[0], 'after-decl').split('\0')
-if not value.replace(' ', '').endswith(F):
+d = hooks.edit(p[0], plan.LocalDecl)
+if not d.expr.replace(' ', '').endswith(F):
 	cocci.include_match(False)
 else:
-	coccinelle.N = cocci.make_ident(name)
-	coccinelle.V = cocci.make_expr(value)
+	coccinelle.N = cocci.make_ident(d.name)
+	coccinelle.V = cocci.make_expr(d.expr)
 
 @depends on patch && local_pointer@
 declaration lp_decl_address.D;
@@ -580,9 +579,9 @@ p << lp_decl_typeof.p;
 N;
 V;
 @@
-name, how, value = hooks.value(p[0], 'after-decl').split('\0')
-coccinelle.N = cocci.make_ident(name)
-coccinelle.V = cocci.make_expr(value)
+d = hooks.edit(p[0], plan.LocalDecl)
+coccinelle.N = cocci.make_ident(d.name)
+coccinelle.V = cocci.make_expr(d.expr)
 
 @depends on patch && local_pointer@
 declaration lp_decl_typeof.D;
@@ -609,7 +608,7 @@ P@p
 p << cur_use.p;
 C;
 @@
-coccinelle.C = cocci.make_ident(hooks.value(p[0], 'rename'))
+coccinelle.C = cocci.make_ident(hooks.edit(p[0], plan.Rename).name)
 
 @depends on patch && cursor@
 identifier cur_use.P;
@@ -630,7 +629,7 @@ B(P@p, N)
 p << cur_seed.p;
 Q;
 @@
-coccinelle.Q = cocci.make_ident(hooks.value(p[0], 'begin-arg'))
+coccinelle.Q = cocci.make_ident(hooks.edit(p[0], plan.BeginArg).expr)
 
 @depends on patch && cursor@
 identifier cur_seed.B;
@@ -655,7 +654,7 @@ S@p
 p << after_if.p;
 T;
 @@
-coccinelle.T = cocci.make_ident(hooks.value(p[0], 'after-if'))
+coccinelle.T = cocci.make_ident(hooks.edit(p[0], plan.AfterIf).text)
 
 @depends on patch && (cursor || rederive)@
 statement after_if.S;
@@ -688,7 +687,7 @@ T P@pt = ...;
 
 @cur_decl_param depends on patch && cursor@
 declaration D;
-position pd : script:python() { hooks.at_after_decl(pd[0]) };
+position pd : script:python() { hooks.at_cursor_decl(pd[0]) };
 @@
 D@pd
 
@@ -698,11 +697,11 @@ P << cur_type_param.P;
 fn << cur_type_param.fn;
 N;
 @@
-name, pointer = hooks.value(pd[0], 'after-decl').split('\0')
-if pointer != P or fn != pd[0].current_element:
+d = hooks.edit(pd[0], plan.CursorDecl)
+if d.pointer != P or fn != pd[0].current_element:
 	cocci.include_match(False)
 else:
-	coccinelle.N = cocci.make_ident(name)
+	coccinelle.N = cocci.make_ident(d.name)
 
 @depends on patch && cursor@
 declaration cur_decl_param.D;
@@ -719,7 +718,7 @@ identifier cur_pair_param.N;
 
 @cur_decl_local depends on patch && cursor@
 declaration D;
-position pd : script:python() { hooks.at_after_decl(pd[0]) };
+position pd : script:python() { hooks.at_cursor_decl(pd[0]) };
 @@
 D@pd
 
@@ -729,11 +728,11 @@ P << cur_type_local.P;
 pt << cur_type_local.pt;
 N;
 @@
-name, pointer = hooks.value(pd[0], 'after-decl').split('\0')
-if pointer != P or pt[0].current_element != pd[0].current_element:
+d = hooks.edit(pd[0], plan.CursorDecl)
+if d.pointer != P or pt[0].current_element != pd[0].current_element:
 	cocci.include_match(False)
 else:
-	coccinelle.N = cocci.make_ident(name)
+	coccinelle.N = cocci.make_ident(d.name)
 
 @depends on patch && cursor@
 declaration cur_decl_local.D;
@@ -760,9 +759,9 @@ p << to_last.p;
 L;
 T;
 @@
-name, text = hooks.value(p[0], 'tail-label').split('\0')
-coccinelle.L = cocci.make_ident(name)
-coccinelle.T = cocci.make_ident(text)
+t = hooks.edit(p[0], plan.TailLabel)
+coccinelle.L = cocci.make_ident(t.label)
+coccinelle.T = cocci.make_ident(t.text)
 
 @depends on patch && tail_out@
 statement to_last.S;
@@ -784,7 +783,7 @@ if (E@p) S1
 p << to_if.p;
 L;
 @@
-coccinelle.L = cocci.make_ident(hooks.value(p[0], 'tail-out'))
+coccinelle.L = cocci.make_ident(hooks.edit(p[0], plan.TailOut).label)
 
 @depends on patch && tail_out@
 expression to_if.E;
@@ -808,7 +807,7 @@ S@p
 p << rc.p;
 T;
 @@
-coccinelle.T = cocci.make_ident(hooks.value(p[0], 'before-if'))
+coccinelle.T = cocci.make_ident(hooks.edit(p[0], plan.BeforeIf).text)
 
 @depends on patch && range_check@
 statement rc.S;
@@ -831,9 +830,9 @@ p << lb.p;
 L;
 V;
 @@
-name, value = hooks.value(p[0], 'label').split('\0')
-coccinelle.L = cocci.make_ident(name)
-coccinelle.V = cocci.make_expr(value or '0')
+e = hooks.edit(p[0], plan.Label)
+coccinelle.L = cocci.make_ident(e.label)
+coccinelle.V = cocci.make_expr(e.value or '0')
 
 @depends on patch && label@
 statement lb.S;

@@ -172,3 +172,26 @@ class ScopeLocalsTest(unittest.TestCase):
 			'\tscoped_user_write_access(frame, bad) {\n\t\tmctx = &frame->mc;\n\t}\n'
 			'\treturn use(mctx);\nbad:\n\treturn use(mctx);\n}')
 		self.assertEqual(text, declarations.scope_locals(text))
+
+
+class PlanTest(unittest.TestCase):
+	"""The typed edit plan between the analysis and the SmPL rules."""
+
+	def test_kinds_at_one_position_stay_apart(self) -> None:
+		from scoped_uaccess.analysis import plan
+		edits = plan.Plan()
+		edits.add((10, 1), plan.BeforeIf('x = y'))
+		edits.add((10, 1), plan.AfterIf('z = y'))
+		edits.add((4, 1), plan.LocalDecl('uctx', 'cast', '(void __user *)ctx'))
+		self.assertEqual('x = y', edits.get(plan.BeforeIf, (10, 1)).text)
+		self.assertEqual('z = y', edits.get(plan.AfterIf, (10, 1)).text)
+		self.assertIsNone(edits.get(plan.CursorDecl, (4, 1)))
+		self.assertEqual(['cast'], [d.how for d in edits.of_kind(plan.LocalDecl)])
+		edits.drop(plan.BeforeIf, (10, 1))
+		self.assertFalse(edits.has(plan.BeforeIf, (10, 1)))
+
+	def test_the_rules_split_no_joined_string(self) -> None:
+		from scoped_uaccess.core import paths
+		text = (paths.REPO / 'cocci' / 'convert_scoped_uaccess.cocci').read_text()
+		self.assertNotIn("split('\\0')", text)
+		self.assertNotIn('hooks.value(', text)

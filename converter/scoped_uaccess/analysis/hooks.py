@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from scoped_uaccess.cocci import inlines
-from scoped_uaccess.analysis import calls, census, facts, model, scope_pass, transformations
+from scoped_uaccess.analysis import calls, census, facts, model, plan, scope_pass, transformations
 from scoped_uaccess.analysis.model import Context, Region
 from scoped_uaccess.analysis.facts import Pos
+from scoped_uaccess.analysis.plan import Plan
 from scoped_uaccess.analysis.status import Reason
 
 SCOPE_ITERATORS = ('scoped_user_read_access', 'scoped_user_read_access_size',
@@ -32,9 +33,8 @@ SCOPE_ITERATORS = ('scoped_user_read_access', 'scoped_user_read_access_size',
 class FileEdits:
 	ctx: Context
 	regions: dict[Pos, Region]
-	# position -> (action, value): what a rule does to the statement or
-	# expression there.
-	at: dict[tuple[str, Pos], str] = field(default_factory=dict)
+	# what the rules do to the statements and expressions of the file
+	plan: Plan = field(default_factory=Plan)
 
 
 STATE: dict[str, FileEdits] = {}
@@ -113,28 +113,28 @@ def analyse(file: str) -> FileEdits:
 	edits = FileEdits(ctx, regions)
 	todo = [r for r in regions.values() if r.converted]
 	for r in todo:
-		transformations.plan(ctx, r, edits.at)
+		transformations.plan(ctx, r, edits.plan)
 	ready = [r for r in todo if not r.needs]
 	merged = scope_pass.merged_labels(ctx, ready)
 	for r in ready:
 		s = scope_pass.scope_of(ctx, r, merged)
 		if s is None:
 			continue
-		edits.at[('scope', s.anchor[:2])] = f'{SCOPE_ITERATORS.index(s.iterator)}\0{s.args}\0{s.block}'
+		edits.plan.add(s.anchor[:2], plan.Scope(s.iterator, s.args, s.block))
 		for p in s.remove:
-			edits.at[('remove', p)] = ''
+			edits.plan.add(p, plan.Remove())
 		for p in s.ends:
-			edits.at[('end', p)] = ''
+			edits.plan.add(p, plan.End())
 	for (function, label), target in merged.items():
 		for r in ready:
 			if r.function != function:
 				continue
 			i = _label_line(ctx, r, label)
 			if i is not None:
-				edits.at[('remove', (i, ctx.lines[i - 1].index(label)))] = ''
+				edits.plan.add((i, ctx.lines[i - 1].index(label)), plan.Remove())
 				end = _end_after(ctx, i)
 				if end is not None:
-					edits.at.pop(('end', end), None)
+					edits.plan.drop(plan.End, end)
 	STATE[file] = edits
 	return edits
 
@@ -186,35 +186,38 @@ def _small_offset(small: str) -> int:
 	return 0
 
 
-def wants(p, action: str) -> bool:
-	"""Whether the rule for action applies at Coccinelle position p."""
-	return (action, pos(p)) in analyse(p.file).at
+def wants(p, kind: type[plan.Action]) -> bool:
+	"""Whether the rule for an action of kind applies at Coccinelle position p."""
+	return analyse(p.file).plan.has(kind, pos(p))
 
 
-def value(p, action: str) -> str:
-	return analyse(p.file).at[(action, pos(p))]
+def edit(p, kind: type[plan.A]) -> plan.A:
+	"""The action of kind at Coccinelle position p, for the rule that
+	performs it (its constraint called wants() first)."""
+	action = analyse(p.file).plan.get(kind, pos(p))
+	if action is None:
+		raise LookupError(f'{p.file}:{p.line}: no {kind.__name__} planned here')
+	return action
 
 
 def scope_index(p) -> int:
 	"""The index in SCOPE_ITERATORS of the scope replacing the statement at p, or -1."""
-	v = analyse(p.file).at.get(('scope', pos(p)))
-	return int(v.split('\0')[0]) if v is not None else -1
+	s = analyse(p.file).plan.get(plan.Scope, pos(p))
+	return SCOPE_ITERATORS.index(s.iterator) if s is not None else -1
 
 
 def scope_edit(p) -> Optional[tuple[str, str]]:
 	"""The scope's arguments and block for the statement at p; placeholders
 	for a statement the scope pass removes; None when it keeps it."""
-	at = analyse(p.file).at
-	v = at.get(('scope', pos(p)))
-	if v is not None:
-		_, args, block = v.split('\0')
-		return args, block
+	s = analyse(p.file).plan.get(plan.Scope, pos(p))
+	if s is not None:
+		return s.args, s.block
 	return ('unused', 'unused') if removed(p) else None
 
 
 def removed(p) -> bool:
-	at = analyse(p.file).at
-	return ('remove', pos(p)) in at or ('end', pos(p)) in at
+	edits = analyse(p.file).plan
+	return edits.has(plan.Remove, pos(p)) or edits.has(plan.End, pos(p))
 
 
 def report_lines() -> list[str]:
@@ -248,62 +251,62 @@ def report_lines() -> list[str]:
 # script constraints, so the constraints call these without arguments.
 
 
-def at_after_decl(p) -> bool:
-	return wants(p, 'after-decl')
+def at_cursor_decl(p) -> bool:
+	return wants(p, plan.CursorDecl)
 
 
 def at_after_if(p) -> bool:
-	return wants(p, 'after-if')
+	return wants(p, plan.AfterIf)
 
 
 def at_before_if(p) -> bool:
-	return wants(p, 'before-if')
+	return wants(p, plan.BeforeIf)
 
 
 def at_begin_arg(p) -> bool:
-	return wants(p, 'begin-arg')
+	return wants(p, plan.BeginArg)
 
 
 def at_label(p) -> bool:
-	return wants(p, 'label')
+	return wants(p, plan.Label)
 
 
 def at_local_begin(p) -> bool:
-	return wants(p, 'local-begin')
+	return wants(p, plan.LocalBegin)
 
 
 def at_rename(p) -> bool:
-	return wants(p, 'rename')
+	return wants(p, plan.Rename)
 
 
 def at_rename_expr(p) -> bool:
-	return wants(p, 'rename-expr')
+	return wants(p, plan.RenameExpr)
 
 
 
 def cursor_pointer(name: str) -> bool:
 	"""Whether name is a pointer a cursor of this pass stands for (the file
 	is the one file of the run)."""
-	return any(k[0] == 'cursor-pointer' and v == name
-		   for e in STATE.values() for k, v in e.at.items())
+	return any(c.pointer == name for e in STATE.values() for c in e.plan.of_kind(plan.CursorPointer))
 
 
 def local_member(name: str) -> bool:
-	return any(k[0] == 'local-member' and v == name for e in STATE.values() for k, v in e.at.items())
+	"""Whether name is the struct member a local pointer of this pass is read from."""
+	return any(m.member == name for e in STATE.values() for m in e.plan.of_kind(plan.LocalMember))
 
 
 def at_invert(p) -> bool:
-	return wants(p, 'invert')
+	return wants(p, plan.Invert)
 
 
 def at_rename_cast(p) -> bool:
-	return wants(p, 'rename-cast')
+	return wants(p, plan.RenameCast)
 
 
 def at_local_decl(p, how: str) -> bool:
 	"""The declaration a local pointer of this kind is declared after."""
-	v = analyse(p.file).at.get(('after-decl', pos(p)))
-	return v is not None and v.split('\0')[1] == how
+	d = analyse(p.file).plan.get(plan.LocalDecl, pos(p))
+	return d is not None and d.how == how
 
 
 def at_local_decl_cast(p) -> bool:
@@ -328,8 +331,8 @@ def at_local_decl_typeof(p) -> bool:
 
 
 def at_tail_out(p) -> bool:
-	return wants(p, 'tail-out')
+	return wants(p, plan.TailOut)
 
 
 def at_tail_label(p) -> bool:
-	return wants(p, 'tail-label')
+	return wants(p, plan.TailLabel)

@@ -3,34 +3,28 @@
 
 The SmPL rules of a pass (convert_scoped_uaccess.cocci, -D <pass>) ask
 hooks.py which statements or identifiers they act on; this module
-answers for one region, on the file as the pass sees it.  Actions:
-
-  after-if     insert a statement after the if of the begin (first in the region)
-  after-decl   insert a declaration after the last leading declaration
-  before-if    insert a statement before the if of the begin
-  rename       an identifier becomes another one
-  begin-arg    the begin's pointer argument becomes another expression
-  label        a label and a return appended after the function's last statement
-  tail-out     an if's block becomes `goto L;`; L, the block's statements and its
-               return are appended after the function's last statement
+answers for one region, on the file as the pass sees it, by adding the
+actions of plan.py to the file's plan.
 """
 
 import re
 from typing import Optional, Union
 
 from scoped_uaccess.analysis import pointers, scope_pass, source
+from scoped_uaccess.analysis.plan import (AfterIf, BeforeIf, BeginArg, CursorDecl, CursorPointer,
+					   Invert, Label, LocalBegin, LocalDecl, LocalMember, Plan,
+					   Rename, RenameCast, RenameExpr, TailLabel, TailOut)
 from scoped_uaccess.analysis.labels import fresh_label
 from scoped_uaccess.analysis.model import Context, Region
 from scoped_uaccess.analysis.facts import Pos
 from scoped_uaccess.analysis.source import flat, strip_comments
 from scoped_uaccess.analysis.status import Reason
 
-Edits = dict[tuple[str, Pos], str]
 # A transformation returns True when it planned its edits, else False or
 # why it does not apply (the text of the skip).
 
 
-def plan(ctx: Context, r: Region, at: Edits) -> None:
+def plan(ctx: Context, r: Region, at: Plan) -> None:
 	"""The edits of r's first pending transformation (the pass order is
 	model.TRANSFORMATIONS; a later pass sees the file again)."""
 	if not r.needs:
@@ -140,7 +134,7 @@ def fresh_name(ctx: Context, r: Region, want: str) -> str:
 
 # ---- the transformations ---------------------------------------------------------
 
-def range_check(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
+def range_check(ctx: Context, r: Region, at: Plan) -> Union[bool, str]:
 	"""access_ok() of the whole range in front of the region: masking checks
 	no size, and the region's result depended on the range check."""
 	assert r.stmt is not None
@@ -148,11 +142,11 @@ def range_check(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 	tabs = '\t' * (source.indent(ifline) + 1)
 	action = r.action[:-1] if r.action.endswith(';') else r.action
 	args = scope_pass.head_args(ifline, 'if (!access_ok', [r.pointer, r.size])
-	at[('before-if', _if_pos(r))] = f'if (!access_ok({args}))\n{tabs}{action}'
+	at.add(_if_pos(r), BeforeIf(f'if (!access_ok({args}))\n{tabs}{action}'))
 	return True
 
 
-def label(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
+def label(ctx: Context, r: Region, at: Plan) -> Union[bool, str]:
 	"""A label after the function's last statement that does what the
 	begin failure did, for the scope to jump to."""
 	m = re.match(r'^return(?:\s+(.*))?;$', r.action)
@@ -162,17 +156,17 @@ def label(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 	last = _last_statement(ctx, r)
 	if last is None:
 		return False
-	at[('label', last)] = f'{r.label}\0{m.group(1) or ""}'
+	at.add(last, Label(r.label, m.group(1) or ''))
 	return True
 
 
-def tail_out(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
+def tail_out(ctx: Context, r: Region, at: Plan) -> Union[bool, str]:
 	"""if (c) { end(); f(); return x; } inside the region becomes
 	if (c) goto L; and L: end(); f(); return x; follows the function's
 	last statement: the scope pass then sees a fault label, and f() runs
 	after the scope ended user access."""
 	last = _last_statement(ctx, r)
-	if last is None or ('tail-label', last) in at:
+	if last is None or at.has(TailLabel, last):
 		return False
 	lo, hi = r.fn_range
 	taken = set(source.all_labels(ctx.lines, lo, hi))
@@ -182,9 +176,9 @@ def tail_out(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 	line, ret = min(r.tails.items())
 	cond = ctx.lines[_block_open(ctx, line) - 1]
 	col = cond.index('if (') + len('if (')
-	at[('tail-out', (_block_open(ctx, line), col))] = name
+	at.add((_block_open(ctx, line), col), TailOut(name))
 	text = [ctx.lines[i - 1].strip() for i in range(line, ret + 1) if ctx.lines[i - 1].strip()]
-	at[('tail-label', last)] = name + '\0' + '\n\t'.join(text).rstrip(';')
+	at.add(last, TailLabel(name, '\n\t'.join(text).rstrip(';')))
 	return True
 
 
@@ -206,7 +200,7 @@ def _last_statement(ctx: Context, r: Region) -> Optional[Pos]:
 	return last[0], last[1]
 
 
-def cursor(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
+def cursor(ctx: Context, r: Region, at: Plan) -> Union[bool, str]:
 	"""The begin's pointer is advanced in the region, but the scope's is
 	const: a cursor set from the scope's (masked) pointer walks instead."""
 	ptr = r.pointer
@@ -219,8 +213,8 @@ def cursor(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 		args_at = _begin_arg(ctx, begin)
 		if args_at is None:
 			return False
-		at[('begin-arg', args_at)] = seed
-		at[('after-if', _if_pos(r))] = f'{ptr} = {seed}'
+		at.add(args_at, BeginArg(seed))
+		at.add(_if_pos(r), AfterIf(f'{ptr} = {seed}'))
 		return True
 	if r.cursor_after:
 		return False
@@ -232,13 +226,13 @@ def cursor(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 		return f'cursor: the type of {ptr} is not spelled out in {r.function}()'
 	name = fresh_name(ctx, r, f'{ptr}_cur' if len(ptr) > 1 else f'{ptr}cur')
 	for p in _occurrences(ctx, r, ptr, body):
-		at[('rename', p)] = name
+		at.add(p, Rename(name))
 	# Declared with the other locals, set first thing in the region: in
 	# the scope, from its masked pointer.
 	line = ctx.lines[decl_at - 1]
-	at[('after-decl', (decl_at, len(line) - len(line.lstrip())))] = f'{name}\0{ptr}'
-	at[('cursor-pointer', r.key)] = ptr
-	at[('after-if', _if_pos(r))] = f'{name} = {ptr}'
+	at.add((decl_at, len(line) - len(line.lstrip())), CursorDecl(name, ptr))
+	at.add(r.key, CursorPointer(ptr))
+	at.add(_if_pos(r), AfterIf(f'{name} = {ptr}'))
 	return True
 
 
@@ -254,7 +248,7 @@ def _begin_arg(ctx: Context, begin: Pos) -> Optional[Pos]:
 	return begin[0], j
 
 
-def rederive(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
+def rederive(ctx: Context, r: Region, at: Plan) -> Union[bool, str]:
 	"""A pointer the accessors use was computed from the begin's pointer
 	before the region: computed again first thing in it, from the scope's
 	pointer, so that the mask covers it."""
@@ -291,11 +285,11 @@ def rederive(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 		# the statement the rule adds ends with `;`: a guarded one alone
 		# would leave it after the #endif
 		return False
-	at[('after-if', _if_pos(r))] = ''.join(guarded) + f';\n{tabs}'.join(texts)
+	at.add(_if_pos(r), AfterIf(''.join(guarded) + f';\n{tabs}'.join(texts)))
 	return True
 
 
-def local_pointer(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
+def local_pointer(ctx: Context, r: Region, at: Plan) -> Union[bool, str]:
 	"""A pointer expression (member, cast, address of a member) gets a local
 	for the scope to open on, declared with the other locals."""
 	decl_at = declaration_line(ctx, r)
@@ -313,7 +307,7 @@ def local_pointer(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 		address, _, member = mm.groups()
 		how = ('field-address' if address else 'field') if struct_member(ctx, member) else 'typeof'
 		name = fresh_name(ctx, r, member.split('_')[-1] if member.startswith('uc_') else member)
-		at[('local-member', r.key)] = member
+		at.add(r.key, LocalMember(member))
 	# Declared with the other locals, set there, unless what it is set from
 	# changes before the begin: then set right before it.
 	base = m.group('base') if m else mm.group(2)
@@ -322,15 +316,15 @@ def local_pointer(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 		if how != 'cast':
 			return False
 		how = 'cast-late'
-		at[('before-if', _if_pos(r))] = f'{name} = {expr}'
+		at.add(_if_pos(r), BeforeIf(f'{name} = {expr}'))
 	line = ctx.lines[decl_at - 1]
-	at[('after-decl', (decl_at, len(line) - len(line.lstrip())))] = f'{name}\0{how}\0{expr}'
-	at[('local-begin', r.key)] = ''
+	at.add((decl_at, len(line) - len(line.lstrip())), LocalDecl(name, how, expr))
+	at.add(r.key, LocalBegin())
 	assert r.stmt is not None
 	text = re.escape(expr).replace('\\ ', r'\s*')
 	for i in range(r.stmt[0], r.body_lines().stop):
 		for found in re.finditer(text, _code(ctx.lines[i - 1])):
-			at[('rename-expr', (i, found.start()))] = name
+			at.add((i, found.start()), RenameExpr(name))
 	if m:
 		# The cast's operand passed on to a helper inside the region is
 		# the pointer too: it passes the local (masked in the scope).
@@ -340,7 +334,7 @@ def local_pointer(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
 			for found in re.finditer(r'(?<=[(,])\s*%s\s*(?=[,)])' % re.escape(base),
 						 _code(ctx.lines[i - 1])):
 				col = found.start() + len(found.group(0)) - len(found.group(0).lstrip())
-				at[('rename-cast', (i, col))] = f'({btype}){name}' if btype else name
+				at.add((i, col), RenameCast(f'({btype}){name}' if btype else name))
 	return True
 
 
@@ -360,9 +354,9 @@ def struct_member(ctx: Context, member: str) -> bool:
 		   for body in re.finditer(r'struct\s+\w+\s*\{([^}]*)\}', text))
 
 
-def invert_begin(ctx: Context, r: Region, at: Edits) -> Union[bool, str]:
+def invert_begin(ctx: Context, r: Region, at: Plan) -> Union[bool, str]:
 	"""if (begin) { A; end(); } else { B; } return v; becomes
 	if (!begin) goto L; A; end(); return v; L: B; return v;"""
 	lo, hi = r.fn_range
-	at[('invert', r.key)] = fresh_label(ctx.lines, lo, hi)
+	at.add(r.key, Invert(fresh_label(ctx.lines, lo, hi)))
 	return True
