@@ -60,7 +60,13 @@ DEBIAN_6_1 = KernelSource('linux-source-6.1', '6.1')
 DEBIAN_7_3 = KernelSource('linux-source-7.3', '7.3', suite=debian.Suite('trixie-backports'),
 			  patches=paths.PATCHES / 'linux-7.3')
 
-SOURCES: dict[str, KernelSource] = {s.series: s for s in (DEBIAN_6_12, DEBIAN_6_1, DEBIAN_7_3)}
+# The kernel of Debian's unstable suite: report only (reports/linux-7.2.*/),
+# no series.  sid keeps only its newest upload, so any 7.2.N will do; once
+# sid moves on, fetching it says which linux-source sid serves instead.
+DEBIAN_7_2 = KernelSource('linux-source-7.2', '7.2', suite=debian.Suite('sid'))
+
+SOURCES: dict[str, KernelSource] = {s.series: s for s in (DEBIAN_6_12, DEBIAN_6_1, DEBIAN_7_3,
+							   DEBIAN_7_2)}
 DEFAULT = DEBIAN_6_12
 
 
