@@ -15,8 +15,8 @@ from scoped_uaccess.convert.driver import ConvertRequest
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Runner
 from scoped_uaccess.core.outcome import Outcome, written
-from scoped_uaccess.gates import (bisect, checkpatch, cross, current, negative, recorded, sparse,
-				  validate)
+from scoped_uaccess.gates import (bisect, checkpatch, cross, current, negative, recorded, reports,
+				  sparse, validate)
 from scoped_uaccess.sweep import run as faultsweep
 from scoped_uaccess.gates.runner import Background, Gate, GateStatus, run_gates, summary_table
 from scoped_uaccess.gates.warmup import Job, Warmup, configure_step
@@ -168,10 +168,13 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 		Gate('tree', 'kernel tree could not be prepared', tree_then_warmup, needs=('deps',)),
 		Gate('cocci', 'the checker corpus does not give the expected findings',
 		     lambda: corpus_step(runner, o.kdir), needs=('deps',)),
+		Gate('report', 'the checker on the tree has untriaged findings, or others than the '
+		     'committed report', lambda: reports.step(runner, o.kdir, jobs=o.jobs),
+		     needs=('tree',)),
 		Gate('tree-7.3', "Debian's 7.3 tree could not be made, or its series is not "
 		     'checkpatch clean', tree_7_3, needs=('deps',)),
 		Gate('report-7.3', 'the checker on 7.3 has untriaged findings, or others than the '
-		     'committed report', lambda: current.report_step(runner, jobs=o.jobs),
+		     'committed report', lambda: reports.step(runner, current.KDIR, jobs=o.jobs),
 		     needs=('tree-7.3',)),
 		Gate('fixes-7.3', "7.3's fix patches do not apply, are not checkpatch clean or do "
 		     'not build cleanly', kept('fixes-7.3', lambda: inputs_7_3(sources.patches_for(current.KDIR) / 'fixes'),
