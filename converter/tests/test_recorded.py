@@ -8,6 +8,7 @@ from pathlib import Path
 from unittest import mock
 
 import support
+from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome
 from scoped_uaccess.gates import make_test, recorded
 
@@ -100,12 +101,34 @@ class RecordedTest(unittest.TestCase):
 		self.assertEqual(1, recorded.step(runner, failing, record=True).exit_status)
 		self.assertIsNone(recorded.load('demo'), 'a failed build is not recorded')
 
+	def test_record_current_agrees_with_the_step(self) -> None:
+		# make test asks before the warm-up whether a KUnit gate will take
+		# its record: the same answer as the gate's step gives later.
+		runner = support.quiet_runner()
+		inputs = self.gate().inputs()
+		self.assertFalse(make_test.record_current(runner, 'demo', inputs), 'no record yet')
+		recorded.step(runner, self.gate(), record=True)
+		self.assertTrue(make_test.record_current(runner, 'demo', inputs))
+		self.assertFalse(make_test.record_current(
+			runner, 'demo', recorded.Inputs(self.kdir, (self.patch,), ('gcc', 'true'))))
+
+	def test_kunit_gates_of_clang_are_recorded_with_their_code(self) -> None:
+		self.assertEqual(('kunit-clang-14', 'kunit-clang-19'), make_test.KUNIT_RECORDED)
+		for path in make_test.KUNIT_FILES:
+			self.assertTrue(path.is_file(), path)
+		self.assertIn('kunit/run.py', {str(p.relative_to(recorded.PACKAGE))
+					       for p in make_test.KUNIT_FILES[1:]})
+
 	def test_record_mode_runs_the_recorded_gates_and_what_they_need(self) -> None:
 		gates = make_test.gates(support.quiet_runner(dry_run=True), make_test.TestOptions(),
 					make_test.Warmup())
-		names = [g.name for g in make_test.selected(gates, record=True)]
+		names = [g.name for g in make_test.selected(gates, record=make_test.RECORDED)]
 		self.assertEqual(['deps', 'tree', 'tree-7.3', 'fixes-7.3', 'builds-7.3', 'kunit-gcc',
-				  'sparse', 'cross', 'bisect'], names)
+				  'kunit-clang-14', 'kunit-clang-19', 'sparse', 'cross', 'bisect'], names)
+		names = [g.name for g in make_test.selected(gates, record=('kunit-clang-19',))]
+		self.assertEqual(['deps', 'tree', 'kunit-clang-19'], names)
+		with self.assertRaises(UsageError):
+			make_test.selected(gates, record=('validate',))
 
 
 if __name__ == '__main__':

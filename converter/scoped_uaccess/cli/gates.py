@@ -95,7 +95,8 @@ def cmd_hostile(args: argparse.Namespace, runner: Runner) -> Outcome:
 def cmd_test(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return make_test.step(runner, make_test.TestOptions(
 		kdir=args.kdir, patches=args.patches, accel=AccelChoice(args.accel), force=args.force,
-		jobs=kbuild.JOBS, record=args.record))
+		jobs=kbuild.JOBS,
+		record=() if args.record is None else tuple(args.record) or make_test.RECORDED))
 
 
 def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
@@ -162,8 +163,8 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	p = add('test', cmd_test, 'every gate of `make test` in order, then a table of their '
 		'statuses and times')
 	p.add_argument('--force', action='store_true', help='as for `tree`')
-	p.add_argument('--record', action='store_true',
-		       help='run the gates whose verdicts are committed (bisect, cross, sparse, '
-		       'fixes-7.3, builds-7.3) and those they need, building for real, and '
+	p.add_argument('--record', nargs='*', metavar='GATE',
+		       help='run the gates whose verdicts are committed (' + ', '.join(make_test.RECORDED)
+		       + '; those named, else all) and those they need, building for real, and '
 		       'write their verdicts to reports/gates/')
 	add_accel(p)

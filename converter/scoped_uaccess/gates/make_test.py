@@ -14,6 +14,7 @@ from scoped_uaccess.convert import targets as convert_targets
 from scoped_uaccess.convert.driver import ConvertRequest
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Runner
+from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, written
 from scoped_uaccess.gates import (bisect, checkpatch, cross, current, negative, recorded, reports,
 				  sparse, validate)
@@ -30,8 +31,20 @@ from scoped_uaccess.sweep import boot as sweep_boot
 TEST_COMPILERS = ('gcc', 'clang-14', 'clang-19')
 # The compilers of the 7.3 fixes and builds gates: validate's architectures.
 FIXES_COMPILERS = tuple(sorted({b.arch.gcc for b in validate.ARCHES.values()}))
+# The KUnit gates of the other compilers are recorded like the build gates
+# (gates/recorded.py): their kernels are used by no other gate, and two
+# clang builds of the KUnit kernel are a quarter of a cold run's processor
+# time.  The gcc kernel is validate's converted kernel: built anyway.
+KUNIT_RECORDED = tuple(f'kunit-{cc}' for cc in TEST_COMPILERS if cc != 'gcc')
 # The recorded gates: `test --record` runs them and what they need.
-RECORDED = ('fixes-7.3', 'builds-7.3', 'sparse', 'cross', 'bisect')
+RECORDED = ('fixes-7.3', 'builds-7.3', 'sparse', 'cross', 'bisect', *KUNIT_RECORDED)
+# What decides a KUnit gate's verdict besides the tree, the series, the
+# compiler, QEMU and recorded.CODE: the kunitconfig, and the code that
+# configures and boots the kernel and judges its KTAP.  recorded.Inputs
+# digests them as the gate's configuration files.
+KUNIT_FILES = (paths.X86_64_CONFIG, *(recorded.PACKAGE / p for p in (
+	'kunit/run.py', 'kunit/ktap.py', 'kunit/expected.py', 'kernel/qemu.py',
+	'kernel/toolchains.py', 'core/command.py')))
 # The warm-up jobs of build/linux (warmup_jobs()), which validate waits for.
 WARM_GATES = (*(f'kunit-{cc}' for cc in TEST_COMPILERS), 'validate')
 CORPUS_RUNNER = paths.UNIT_TESTS / 'cocci_corpus.py'
@@ -46,9 +59,10 @@ class TestOptions:
 	accel: AccelChoice = AccelChoice.AUTO
 	force: bool = False
 	jobs: int = kbuild.JOBS
-	# Run the recorded gates (gates/recorded.py) and what they need only,
-	# building for real, and commit their verdicts under reports/gates/.
-	record: bool = False
+	# Run these recorded gates (gates/recorded.py, names of RECORDED) and
+	# what they need only, building for real, and commit their verdicts
+	# under reports/gates/.
+	record: tuple[str, ...] = ()
 
 
 def unittest_step(runner: Runner) -> Outcome:
@@ -107,11 +121,23 @@ def warmup_jobs(runner: Runner, kdir: Path, compilers: tuple[str, ...], jobs: in
 	return out
 
 
+def record_current(runner: Runner, name: str, inputs: recorded.Inputs) -> bool:
+	"""Whether the recorded gate name will take its committed verdict
+	(recorded.step()'s test, asked before the gate runs)."""
+	old = recorded.load(name)
+	return (old is not None and old.get('exit_status') == 0
+		and not recorded.changed(old, recorded.fingerprint(runner, inputs)))
+
+
 def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 	def tree_then_warmup() -> Outcome:
 		outcome = tree.step(runner, tree.TreeRequest(o.kdir, o.patches, o.force))
 		if outcome.exit_status == 0 and not runner.dry_run:
-			warm.start(warmup_jobs(runner, o.kdir, TEST_COMPILERS, o.jobs,
+			# A KUnit kernel whose gate takes its committed verdict is not built.
+			built = tuple(cc for cc in TEST_COMPILERS
+				      if f'kunit-{cc}' in o.record or not record_current(runner, f'kunit-{cc}',
+									 kunit_inputs(cc)))
+			warm.start(warmup_jobs(runner, o.kdir, built, o.jobs,
 					       lambda cc: f'kunit-{cc}', 'validate'))
 		return outcome
 
@@ -147,16 +173,26 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 	def kept(name: str, inputs: Callable[[], recorded.Inputs], run: Callable[[], Outcome],
 		 results_file: str) -> Callable[[], Outcome]:
 		gate = recorded.RecordedGate(name, inputs, run, results_file)
-		return lambda: recorded.step(runner, gate, o.record)
+		return lambda: recorded.step(runner, gate, name in o.record)
 
 	def series_inputs(compilers: tuple[str, ...], configs: tuple[Path, ...] = ()) -> recorded.Inputs:
 		return recorded.Inputs(o.kdir, tuple(read_series(o.patches)), compilers, configs)
 
+	def kunit_inputs(cc: str) -> recorded.Inputs:
+		return recorded.Inputs(o.kdir, tuple(read_series(o.patches)),
+				       (cc, 'qemu-system-x86_64'), KUNIT_FILES)
+
 	def inputs_7_3(patches: Path) -> recorded.Inputs:
 		return recorded.Inputs(current.KDIR, tuple(read_series(patches)), FIXES_COMPILERS)
 
-	kunit = [Gate(f'kunit-{cc}', f'KUnit in QEMU failed under {cc}',
-		      lambda cc=cc: kunit_gate(cc), needs=('tree',))
+	def kunit_run_of(cc: str) -> Callable[[], Outcome]:
+		if f'kunit-{cc}' not in KUNIT_RECORDED:
+			return lambda: kunit_gate(cc)
+		return kept(f'kunit-{cc}', lambda: kunit_inputs(cc), lambda: kunit_gate(cc),
+			    f'kunit-{cc}.log')
+
+	kunit = [Gate(f'kunit-{cc}', f'KUnit in QEMU failed under {cc}', kunit_run_of(cc),
+		      needs=('tree',))
 		 for cc in TEST_COMPILERS]
 	conversion = ConvertRequest(tree=o.kdir, out=convert_targets.REGEN_OUT, jobs=o.jobs)
 	return [
@@ -223,12 +259,16 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 	]
 
 
-def selected(all_gates: list[Gate], record: bool) -> list[Gate]:
-	"""Every gate; with record, the recorded ones and those they need."""
+def selected(all_gates: list[Gate], record: tuple[str, ...]) -> list[Gate]:
+	"""Every gate; with record, those recorded gates and what they need."""
 	if not record:
 		return all_gates
+	unknown = [name for name in record if name not in RECORDED]
+	if unknown:
+		raise UsageError(f'not a recorded gate: {", ".join(unknown)}',
+				 f'name one of {", ".join(RECORDED)}, or none for all')
 	by_name = {g.name: g for g in all_gates}
-	wanted, todo = set(), list(RECORDED)
+	wanted, todo = set(), list(record)
 	while todo:
 		name = todo.pop()
 		if name not in wanted:
