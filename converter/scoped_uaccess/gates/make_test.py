@@ -197,11 +197,13 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 	conversion = ConvertRequest(tree=o.kdir, out=convert_targets.REGEN_OUT, jobs=o.jobs)
 	return [
 		Gate('deps', 'required Debian packages missing', lambda: deps.step(runner)),
+		# The tree first: the warm-up starts from it and builds on the
+		# second core while the unit tests and the hostile suite run.
+		Gate('tree', 'kernel tree could not be prepared', tree_then_warmup, needs=('deps',)),
 		Gate('unittest', 'converter Python unit tests or pyflakes failed',
 		     lambda: unittest_step(runner)),
 		Gate('hostile', 'the check command does not give the expected status and output '
 		     'on a case of testcases/hostile', lambda: hostile_step(runner), needs=('deps',)),
-		Gate('tree', 'kernel tree could not be prepared', tree_then_warmup, needs=('deps',)),
 		Gate('cocci', 'the checker corpus does not give the expected findings',
 		     lambda: corpus_step(runner, o.kdir), needs=('deps',)),
 		Gate('report', 'the checker on the tree has untriaged findings, or others than the '
