@@ -11,6 +11,7 @@ from pathlib import Path
 
 from support import quiet_runner
 from test_tree import make_tarball
+from scoped_uaccess.core import paths
 from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 from scoped_uaccess.kernel import debian, sources, tree, treefacts
 from scoped_uaccess.kernel.sources import KernelSource
@@ -73,6 +74,12 @@ class SourcesTest(unittest.TestCase):
 		self.assertFalse(sources.DEBIAN_7_3.accepts(None))
 		self.assertTrue(sources.DEBIAN_6_12.accepts('6.12.118'))
 		self.assertFalse(sources.DEBIAN_6_12.accepts('6.12.119'))
+
+	def test_every_record_names_the_directory_of_its_tree(self) -> None:
+		for source in sources.SOURCES.values():
+			self.assertIs(source, sources.for_kdir(source.kdir), source.kdir)
+		self.assertEqual(paths.DEFAULT_KDIR, sources.DEBIAN_6_12.kdir)
+		self.assertEqual(paths.BUILD / 'linux-7.2', sources.DEBIAN_7_2.kdir)
 
 	def test_the_patches_of_a_tree(self) -> None:
 		self.assertEqual(sources.DEBIAN_6_12.patches, sources.patches_for(Path('build/linux')))

@@ -48,7 +48,7 @@ from scoped_uaccess.kernel.toolchains import GCC
 from scoped_uaccess.kunit import matrix as kunit_matrix, run as kunit_run
 from scoped_uaccess.sweep import boot as sweep_boot
 
-KDIR = paths.BUILD / 'linux-7.3'
+KDIR = sources.DEBIAN_7_3.kdir
 
 
 def conversions_version(kdir: Path) -> Optional[str]:

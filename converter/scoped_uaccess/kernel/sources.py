@@ -30,10 +30,16 @@ class KernelSource:
 	tarball: Optional[Path] = None	# an installed package's tarball (default /usr/src/<package>.tar.xz)
 	topdir: str = ''		# the one directory the tarball holds (default: the package name)
 	patches: Optional[Path] = None	# the directory with the tree's `series`; None: none
+	directory: str = ''		# its tree under build/ (default linux-<series>)
 
 	@property
 	def top(self) -> str:
 		return self.topdir or self.package
+
+	@property
+	def kdir(self) -> Path:
+		"""Where the targets and make test keep this tree: build/linux-7.3."""
+		return paths.BUILD / (self.directory or f'linux-{self.series}')
 
 	def accepts(self, version: Optional[str]) -> bool:
 		"""Whether a tree declaring version is one of this source's."""
@@ -48,8 +54,9 @@ class KernelSource:
 		return f'Linux {self.version or self.series + ".x"}'
 
 
-# The tree the core series (patches/series) is written for.
-DEBIAN_6_12 = KernelSource('linux-source-6.12', '6.12', version='6.12.118', patches=paths.PATCHES)
+# The tree the core series (patches/series) is written for, in build/linux.
+DEBIAN_6_12 = KernelSource('linux-source-6.12', '6.12', version='6.12.118', patches=paths.PATCHES,
+			   directory=paths.DEFAULT_KDIR.name)
 # Debian 12's other kernel source: a long-term tree without masked access
 # or scopes, which the checker's report (reports/linux-6.1.*) and the
 # whole-tree coccicheck benchmark also run on.  No series.
