@@ -119,12 +119,21 @@ class RecordedTest(unittest.TestCase):
 		self.assertIn('kunit/run.py', {str(p.relative_to(recorded.PACKAGE))
 					       for p in make_test.KUNIT_FILES[1:]})
 
+	def test_the_7_3_boots_are_recorded_with_what_they_boot(self) -> None:
+		names = {str(p.relative_to(support.REPO)) for p in make_test.BOOT_FILES_7_3}
+		for path in ('testcases/faultsweep/faultsweep.c', 'testcases/userspace/uaccess_syscalls.c',
+			     'testcases/kernel/faultsweep-ppc64le.config', 'testcases/kernel/x86_64.config',
+			     'converter/scoped_uaccess/sweep/run.py', 'converter/scoped_uaccess/kunit/run.py',
+			     'converter/scoped_uaccess/gates/current.py'):
+			self.assertIn(path, names)
+
 	def test_record_mode_runs_the_recorded_gates_and_what_they_need(self) -> None:
 		gates = make_test.gates(support.quiet_runner(dry_run=True), make_test.TestOptions(),
 					make_test.Warmup())
 		names = [g.name for g in make_test.selected(gates, record=make_test.RECORDED)]
 		self.assertEqual(['deps', 'tree', 'tree-7.3', 'fixes-7.3', 'builds-7.3', 'kunit-gcc',
-				  'kunit-clang-14', 'kunit-clang-19', 'sparse', 'cross', 'bisect'], names)
+				  'kunit-clang-14', 'kunit-clang-19', 'sparse', 'cross', 'bisect',
+				  'kunit-7.3', 'sweep-7.3', 'userspace-7.3'], names)
 		names = [g.name for g in make_test.selected(gates, record=('kunit-clang-19',))]
 		self.assertEqual(['deps', 'tree', 'kunit-clang-19'], names)
 		with self.assertRaises(UsageError):

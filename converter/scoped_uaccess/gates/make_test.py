@@ -45,6 +45,22 @@ RECORDED = ('fixes-7.3', 'builds-7.3', 'sparse', 'cross', 'bisect', *KUNIT_RECOR
 KUNIT_FILES = (paths.X86_64_CONFIG, *(recorded.PACKAGE / p for p in (
 	'kunit/run.py', 'kunit/ktap.py', 'kunit/expected.py', 'kernel/qemu.py',
 	'kernel/toolchains.py', 'core/command.py')))
+# The 7.3 tree's boots are recorded too: its KUnit kernel, the fault and
+# argument sweeps and the userspace tests, on two kernels (x86_64 and
+# ppc64le) of their own, about a quarter of a cold run's processor time.
+# validate runs the same programs on build/linux's kernels in every run.
+BOOTS_7_3 = ('kunit-7.3', 'sweep-7.3', 'userspace-7.3')
+RECORDED = (*RECORDED, *BOOTS_7_3)
+# What decides those boots besides the tree, the series, the compilers,
+# QEMU and recorded.CODE: the configurations, the programs booted, and
+# every module that builds, boots or compares (digested as the gates'
+# configuration files).
+BOOT_FILES_7_3 = tuple(sorted({
+	*(paths.REPO / 'testcases' / 'kernel' / c for c in ('x86_64.config', 'faultsweep-ppc64le.config')),
+	*(f for d in ('faultsweep', 'userspace') for f in (paths.REPO / 'testcases' / d).iterdir()
+	  if f.suffix == '.c'),
+	*(f for d in ('sweep', 'userspace', 'kunit', 'kernel') for f in (recorded.PACKAGE / d).glob('*.py')),
+	recorded.PACKAGE / 'gates' / 'current.py', recorded.PACKAGE / 'core' / 'command.py'}))
 # The warm-up jobs of build/linux (warmup_jobs()), which validate waits for.
 WARM_GATES = (*(f'kunit-{cc}' for cc in TEST_COMPILERS), 'validate')
 CORPUS_RUNNER = paths.UNIT_TESTS / 'cocci_corpus.py'
@@ -148,8 +164,12 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 
 	def tree_7_3() -> Outcome:
 		outcome = current.tree_step(runner, o.force)
-		if outcome.exit_status == 0 and not runner.dry_run:
-			# 7.3's gates boot the gcc KUnit kernel only.
+		# 7.3's gates boot the gcc KUnit kernel only; not built when all
+		# three boot gates will take their committed verdicts.
+		if outcome.exit_status == 0 and not runner.dry_run and (
+				set(BOOTS_7_3) & set(o.record) or not all(
+					record_current(runner, name, boot_inputs_7_3())
+					for name in BOOTS_7_3)):
 			warm.add(warmup_jobs(runner, current.KDIR, ('gcc',), o.jobs,
 					     lambda _: 'kunit-7.3', 'sweep-7.3'))
 		return outcome
@@ -181,6 +201,11 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 	def kunit_inputs(cc: str) -> recorded.Inputs:
 		return recorded.Inputs(o.kdir, tuple(read_series(o.patches)),
 				       (cc, 'qemu-system-x86_64'), KUNIT_FILES)
+
+	def boot_inputs_7_3() -> recorded.Inputs:
+		return recorded.Inputs(current.KDIR, tuple(read_series(sources.patches_for(current.KDIR))),
+				       ('gcc', 'powerpc64le-linux-gnu-gcc', 'qemu-system-x86_64',
+					'qemu-system-ppc64'), BOOT_FILES_7_3)
 
 	def inputs_7_3(patches: Path) -> recorded.Inputs:
 		return recorded.Inputs(current.KDIR, tuple(read_series(patches)), FIXES_COMPILERS)
@@ -251,12 +276,18 @@ def gates(runner: Runner, o: TestOptions, warm: Warmup) -> list[Gate]:
 		     needs=('tree',)),
 		# Last: their kernels are warmed up after those of build/linux.
 		Gate('kunit-7.3', 'the KUnit kernel of 7.3 with its series failed in QEMU, with '
-		     "-cpu max or on kunit.py's x86_64 CPU", kunit_7_3, needs=('tree-7.3',)),
+		     "-cpu max or on kunit.py's x86_64 CPU",
+		     kept('kunit-7.3', boot_inputs_7_3, kunit_7_3, 'kunit-gcc-7.3.log'),
+		     needs=('tree-7.3',)),
 		Gate('sweep-7.3', '7.3 with its series behaves unlike 7.3 with the series up to its '
-		     'API in the fault sweep', sweep_7_3, needs=('kunit-7.3',)),
+		     'API in the fault sweep',
+		     kept('sweep-7.3', boot_inputs_7_3, sweep_7_3, 'faultsweep-7.3/faultsweep.txt'),
+		     needs=('kunit-7.3',)),
 		Gate('userspace-7.3', '7.3 with its series behaves unlike 7.3 with the series up to '
 		     'its API in the userspace tests',
-		     lambda: current.userspace_step(runner, jobs=o.jobs, accel=o.accel),
+		     kept('userspace-7.3', boot_inputs_7_3,
+			  lambda: current.userspace_step(runner, jobs=o.jobs, accel=o.accel),
+			  'userspace-converted-7.3.log'),
 		     needs=('sweep-7.3',)),
 	]
 
