@@ -36,8 +36,6 @@ FIXES_COMPILERS = tuple(sorted({b.arch.gcc for b in validate.ARCHES.values()}))
 # clang builds of the KUnit kernel are a quarter of a cold run's processor
 # time.  The gcc kernel is validate's converted kernel: built anyway.
 KUNIT_RECORDED = tuple(f'kunit-{cc}' for cc in TEST_COMPILERS if cc != 'gcc')
-# The recorded gates: `test --record` runs them and what they need.
-RECORDED = ('fixes-7.3', 'builds-7.3', 'sparse', 'cross', 'bisect', *KUNIT_RECORDED)
 # What decides a KUnit gate's verdict besides the tree, the series, the
 # compiler, QEMU and recorded.CODE: the kunitconfig, and the code that
 # configures and boots the kernel and judges its KTAP.  recorded.Inputs
@@ -50,7 +48,8 @@ KUNIT_FILES = (paths.X86_64_CONFIG, *(recorded.PACKAGE / p for p in (
 # ppc64le) of their own, about a quarter of a cold run's processor time.
 # validate runs the same programs on build/linux's kernels in every run.
 BOOTS_7_3 = ('kunit-7.3', 'sweep-7.3', 'userspace-7.3')
-RECORDED = (*RECORDED, *BOOTS_7_3)
+# The recorded gates: `test --record` runs them and what they need.
+RECORDED = ('fixes-7.3', 'builds-7.3', 'sparse', 'cross', 'bisect', *KUNIT_RECORDED, *BOOTS_7_3)
 # What decides those boots besides the tree, the series, the compilers,
 # QEMU and recorded.CODE: the configurations, the programs booted, and
 # every module that builds, boots or compares (digested as the gates'
