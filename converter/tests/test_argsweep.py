@@ -13,8 +13,8 @@ from support import DATA, quiet_runner
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.kernel.architectures import Qemu
-from scoped_uaccess.sweep import argreport, boot as sweep_boot, records as sweep_records
-from scoped_uaccess.sweep import run as faultsweep
+from scoped_uaccess.sweep import argreport, guest, records as sweep_records
+from scoped_uaccess.sweep import faultsweep
 
 SWEEP = DATA / 'faultsweep'
 SWAPCONTEXT = ('swapcontext.old', 'ppc64le', 'ctx_size')
@@ -171,26 +171,26 @@ class ReportTest(unittest.TestCase):
 
 class NotRunTest(unittest.TestCase):
 	def test_the_machines_of_the_targets(self) -> None:
-		self.assertEqual('pseries', sweep_boot.machine(sweep_boot.TARGETS['ppc64le']))
-		self.assertEqual('pc', sweep_boot.machine(sweep_boot.TARGETS['x86_64']))
+		self.assertEqual('pseries', guest.machine(guest.TARGETS['ppc64le']))
+		self.assertEqual('pc', guest.machine(guest.TARGETS['x86_64']))
 
 	def test_a_qemu_without_the_machine_or_not_installed(self) -> None:
 		"""Real QEMU binaries: `-machine help` lists pseries, not ppce600."""
-		t = sweep_boot.TARGETS['ppc64le']
+		t = guest.TARGETS['ppc64le']
 		runner = quiet_runner()
-		sweep_boot.require_qemu(runner, t)
+		guest.require_qemu(runner, t)
 		assert t.kernel.qemu is not None
 		lacking = replace(t, kernel=replace(t.kernel, qemu=replace(
 			t.kernel.qemu, machine_args=('-M', 'ppce600,x=y', '-m', '64'))))
 		with self.assertRaisesRegex(EnvironmentProblem, 'qemu-system-ppc64 has no machine ppce600'):
-			sweep_boot.require_qemu(runner, lacking)
+			guest.require_qemu(runner, lacking)
 		missing = replace(t, kernel=replace(t.kernel, qemu=Qemu(
 			'qemu-system-nonesuch', 'qemu-system-nonesuch', (), 'console=x', 'vmlinux')))
 		with self.assertRaisesRegex(EnvironmentProblem, 'qemu-system-nonesuch is not installed'):
-			sweep_boot.require_qemu(runner, missing)
+			guest.require_qemu(runner, missing)
 
 	def test_a_target_not_run_says_so_per_arch(self) -> None:
-		tr = faultsweep.TargetResult(sweep_boot.TARGETS['x86_64'],
+		tr = faultsweep.TargetResult(guest.TARGETS['x86_64'],
 					     not_run='qemu-system-x86_64 is not installed')
 		self.assertEqual('x86_64: NOT RUN: qemu-system-x86_64 is not installed', tr.summary())
 		self.assertEqual([('x86_64', 'qemu-system-x86_64 is not installed'),

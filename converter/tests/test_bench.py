@@ -12,7 +12,7 @@ from pathlib import Path
 
 from support import DATA, TESTCASES, quiet_runner
 from test_tree import git
-from scoped_uaccess.bench import code, coccicheck, common, elfobj, native, readme, run, syscall, tools
+from scoped_uaccess.bench import code, coccicheck, common, elfobj, native, readme, benchmarks, syscall, tools
 from scoped_uaccess.bench import access as access_section
 from scoped_uaccess.checker import check
 from scoped_uaccess.cocci import api, spatch
@@ -491,8 +491,8 @@ class CarryOverTest(unittest.TestCase):
 				'access': {'y': 2}, 'records': {'access': {'accelerator': 'tcg'},
 								 'native': {}}}))
 			data: dict = {'date': 'new', 'records': {}}
-			run.carry_over(previous, data, ('native',))
-			run.carry_over(Path(tmp) / 'missing.json', data, ('native',))
+			benchmarks.carry_over(previous, data, ('native',))
+			benchmarks.carry_over(Path(tmp) / 'missing.json', data, ('native',))
 		self.assertNotIn('native', data)
 		self.assertEqual({'y': 2}, data['access'])
 		self.assertEqual({'accelerator': 'tcg', 'date': 'old', 'converted_commit': 'abc'},
@@ -505,10 +505,10 @@ class RenderTest(unittest.TestCase):
 			data = {'date': 'd', 'wall_seconds': 1.0, 'host': {}, 'request': {'iterations': 1,
 				'repetitions': 1}, 'records': {}}
 			(Path(tmp) / 'bench.json').write_text(json.dumps(data))
-			self.assertIn('# Benchmarks', run.render(Path(tmp)).read_text())
+			self.assertIn('# Benchmarks', benchmarks.render(Path(tmp)).read_text())
 			(Path(tmp) / 'bench.json').write_text('{')
 			with self.assertRaises(UsageError):
-				run.render(Path(tmp))
+				benchmarks.render(Path(tmp))
 
 
 class CliTest(unittest.TestCase):

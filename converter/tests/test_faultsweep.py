@@ -9,10 +9,10 @@ from support import DATA
 from test_sweep_records import console
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.errors import EnvironmentProblem
-from scoped_uaccess.sweep import boot as sweep_boot, mutation as sweep_mutation
+from scoped_uaccess.sweep import guest, mutation as sweep_mutation
 from scoped_uaccess.sweep import records as sweep_records, report as sweep_report
-from scoped_uaccess.sweep import run as faultsweep
-from scoped_uaccess.userspace import boot as userspace
+from scoped_uaccess.sweep import faultsweep
+from scoped_uaccess.userspace import syscalls
 
 SWEEP = DATA / 'faultsweep'
 
@@ -80,29 +80,29 @@ class ReportTest(unittest.TestCase):
 
 class KernelsTest(unittest.TestCase):
 	def test_x86_64_boots_the_userspace_kernels_unconfigured_again(self) -> None:
-		"""Same Build as userspace.py's, so its configure stamp matches."""
-		t = sweep_boot.TARGETS['x86_64']
+		"""Same Build as userspace/syscalls.py's, so its configure stamp matches."""
+		t = guest.TARGETS['x86_64']
 		request = faultsweep.FaultsweepRequest(Path('conv'), 'base-commit')
 		base, conv = faultsweep.kernels(t, request)
 		self.assertEqual(paths.OUT / 'user-validate-baseline', base.build_dir)
-		ur = userspace.UserspaceRequest(kdir=Path('conv'), name='converted')
-		self.assertEqual(userspace.kernel_build(ur), faultsweep.kernel_build(t, conv))
-		ppc = faultsweep.kernels(sweep_boot.TARGETS['ppc64le'], request)
+		ur = syscalls.UserspaceRequest(kdir=Path('conv'), name='converted')
+		self.assertEqual(syscalls.kernel_build(ur), faultsweep.kernel_build(t, conv))
+		ppc = faultsweep.kernels(guest.TARGETS['ppc64le'], request)
 		self.assertEqual([paths.OUT / 'faultsweep-ppc64le-baseline',
 				  paths.OUT / 'faultsweep-ppc64le-converted'], [k.build_dir for k in ppc])
-		self.assertEqual((), faultsweep.kernel_build(sweep_boot.TARGETS['ppc64le'], ppc[1]).make_options)
+		self.assertEqual((), faultsweep.kernel_build(guest.TARGETS['ppc64le'], ppc[1]).make_options)
 
 	def test_baselines_build_in_the_converted_kernels_directory(self) -> None:
 		"""The baseline is rebuilt incrementally where the converted kernel is
 		built (the gcc KUnit kernel's directory on x86_64); only its image is
 		kept apart, where the boots look for it."""
 		request = faultsweep.FaultsweepRequest(Path('conv'), 'base-commit')
-		x86 = faultsweep.baseline_pair(sweep_boot.TARGETS['x86_64'], request)
+		x86 = faultsweep.baseline_pair(guest.TARGETS['x86_64'], request)
 		self.assertEqual(paths.kunit_build_dir('gcc'), x86.build.out)
 		self.assertEqual(Path('conv'), x86.build.srctree)
 		self.assertEqual(paths.OUT / 'user-validate-baseline' / 'arch/x86/boot/bzImage', x86.kept)
-		self.assertEqual(userspace.CONFIG, x86.config)
-		ppc = faultsweep.baseline_pair(sweep_boot.TARGETS['ppc64le'], request)
+		self.assertEqual(syscalls.CONFIG, x86.config)
+		ppc = faultsweep.baseline_pair(guest.TARGETS['ppc64le'], request)
 		self.assertEqual(paths.OUT / 'faultsweep-ppc64le-converted', ppc.build.out)
 		self.assertEqual(paths.OUT / 'faultsweep-ppc64le-baseline', ppc.keep)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from support import quiet_runner
 from test_tree import git
-from scoped_uaccess.gates import current, fixes
+from scoped_uaccess.gates import fixes, trees
 from scoped_uaccess.kernel import sources
 
 class PlanTest(unittest.TestCase):
@@ -47,7 +47,7 @@ class PlanTest(unittest.TestCase):
 		self.assertNotIn('drivers/gpu/drm/i915/i915_query.o', spread['arm64'])
 
 	def test_another_version_is_made_without_the_committed_conversions(self) -> None:
-		committed = current.conversions_version(Path('build/linux-7.3'))
+		committed = trees.conversions_version(Path('build/linux-7.3'))
 		self.assertRegex(committed, r'^7\.3\.\d+$')
 		with tempfile.TemporaryDirectory() as tmp:
 			kdir = Path(tmp) / 'linux-7.3'
@@ -56,8 +56,8 @@ class PlanTest(unittest.TestCase):
 			for n, why in ((sublevel, ''), (sublevel + 1, 'refresh them')):
 				(kdir / 'Makefile').write_text(
 					f'VERSION = 7\nPATCHLEVEL = 3\nSUBLEVEL = {n}\nEXTRAVERSION =\n')
-				self.assertIn(why, current.drift(kdir))
-				self.assertEqual(bool(why), bool(current.drift(kdir)))
+				self.assertIn(why, trees.drift(kdir))
+				self.assertEqual(bool(why), bool(trees.drift(kdir)))
 
 	def test_a_build_without_sparse_says_so(self) -> None:
 		refused = ('/work/tree/Makefile:1311: C=2 specified, but sparse is not available or '

@@ -16,7 +16,7 @@ from scoped_uaccess.kernel.qemu import Accelerator
 from scoped_uaccess.kunit import expected, ktap, matrix, matrix_report
 from scoped_uaccess.kunit.expected import FindingKind, Platform
 from scoped_uaccess.kunit.matrix import MatrixRequest, Row, RowStatus
-from scoped_uaccess.kunit.run import SuiteSummary
+from scoped_uaccess.kunit.suites import SuiteSummary
 
 # qemu_configs/riscv.py and s390.py as the kernel has them: a path built
 # from a name, a check that exits, and QEMU options given as one word.

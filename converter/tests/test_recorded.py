@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """gates/recorded.py: a committed verdict counts only for the inputs it was made from."""
 
+import dataclasses
 import subprocess
 import tempfile
 import unittest
@@ -10,7 +11,7 @@ from unittest import mock
 import support
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome
-from scoped_uaccess.gates import make_test, recorded
+from scoped_uaccess.gates import make_test, recorded, trees
 
 PATCH = '''From 1 Mon Sep 17 00:00:00 2001
 Subject: [PATCH] demo
@@ -101,39 +102,51 @@ class RecordedTest(unittest.TestCase):
 		self.assertEqual(1, recorded.step(runner, failing, record=True).exit_status)
 		self.assertIsNone(recorded.load('demo'), 'a failed build is not recorded')
 
-	def test_record_current_agrees_with_the_step(self) -> None:
+	def test_current_agrees_with_the_step(self) -> None:
 		# make test asks before the warm-up whether a KUnit gate will take
 		# its record: the same answer as the gate's step gives later.
 		runner = support.quiet_runner()
 		inputs = self.gate().inputs()
-		self.assertFalse(make_test.record_current(runner, 'demo', inputs), 'no record yet')
+		self.assertFalse(recorded.current(runner, 'demo', inputs), 'no record yet')
 		recorded.step(runner, self.gate(), record=True)
-		self.assertTrue(make_test.record_current(runner, 'demo', inputs))
-		self.assertFalse(make_test.record_current(
+		self.assertTrue(recorded.current(runner, 'demo', inputs))
+		self.assertFalse(recorded.current(
 			runner, 'demo', recorded.Inputs(self.kdir, (self.patch,), ('gcc', 'true'))))
 
-	def test_kunit_gates_of_clang_are_recorded_with_their_code(self) -> None:
-		self.assertEqual(('kunit-clang-14', 'kunit-clang-19'), make_test.KUNIT_RECORDED)
-		for path in make_test.KUNIT_FILES:
-			self.assertTrue(path.is_file(), path)
-		self.assertIn('kunit/run.py', {str(p.relative_to(recorded.PACKAGE))
-					       for p in make_test.KUNIT_FILES[1:]})
+	def test_a_gates_own_code_is_in_its_fingerprint_only(self) -> None:
+		runner = support.quiet_runner()
+		module = self.kdir / 'module.py'
+		module.write_text('one\n')
+		plain = self.gate().inputs()
+		own = dataclasses.replace(plain, code=(module,))
+		before = recorded.fingerprint(runner, own)['code']
+		module.write_text('two\n')
+		self.assertNotEqual(before, recorded.fingerprint(runner, own)['code'])
+		self.assertEqual(recorded.fingerprint(runner, plain)['code'],
+				 recorded.fingerprint(runner, dataclasses.replace(plain, code=()))['code'])
 
-	def test_the_7_3_boots_are_recorded_with_what_they_boot(self) -> None:
-		names = {str(p.relative_to(support.REPO)) for p in make_test.BOOT_FILES_7_3}
+	def test_the_boots_are_recorded_with_what_they_boot(self) -> None:
+		names = {str(p.relative_to(support.REPO)) for p in (*trees.BOOT_CONFIGS, *trees.BOOT_CODE)}
 		for path in ('testcases/faultsweep/faultsweep.c', 'testcases/userspace/uaccess_syscalls.c',
 			     'testcases/kernel/faultsweep-ppc64le.config', 'testcases/kernel/x86_64.config',
-			     'converter/scoped_uaccess/sweep/run.py', 'converter/scoped_uaccess/kunit/run.py',
-			     'converter/scoped_uaccess/gates/current.py'):
+			     'converter/scoped_uaccess/sweep/faultsweep.py',
+			     'converter/scoped_uaccess/kunit/suites.py',
+			     'converter/scoped_uaccess/userspace/compare.py',
+			     'converter/scoped_uaccess/gates/trees.py'):
 			self.assertIn(path, names)
+		self.assertIn('converter/scoped_uaccess/kunit/suites.py',
+			      {str(p.relative_to(support.REPO)) for p in trees.KUNIT_CODE})
 
 	def test_record_mode_runs_the_recorded_gates_and_what_they_need(self) -> None:
 		gates = make_test.gates(support.quiet_runner(dry_run=True), make_test.TestOptions(),
 					make_test.Warmup())
-		names = [g.name for g in make_test.selected(gates, record=make_test.RECORDED)]
-		self.assertEqual(['deps', 'tree', 'tree-7.3', 'fixes-7.3', 'builds-7.3', 'kunit-gcc',
-				  'kunit-clang-14', 'kunit-clang-19', 'sparse', 'cross', 'bisect',
-				  'kunit-7.3', 'sweep-7.3', 'userspace-7.3'], names)
+		self.assertEqual(('sparse', 'cross', 'bisect', 'kunit-clang-14', 'kunit-clang-19',
+				  'fixes-7.3', 'builds-7.3', 'kunit-gcc-7.3', 'sweep-7.3', 'userspace-7.3'),
+				 make_test.recorded_gates())
+		names = [g.name for g in make_test.selected(gates, record=make_test.recorded_gates())]
+		self.assertEqual(['deps', 'tree', 'sparse', 'cross', 'tree-7.3', 'fixes-7.3',
+				  'builds-7.3', 'kunit-gcc', 'kunit-clang-14', 'kunit-clang-19', 'bisect',
+				  'kunit-gcc-7.3', 'sweep-7.3', 'userspace-7.3'], names)
 		names = [g.name for g in make_test.selected(gates, record=('kunit-clang-19',))]
 		self.assertEqual(['deps', 'tree', 'kunit-clang-19'], names)
 		with self.assertRaises(UsageError):

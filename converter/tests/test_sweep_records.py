@@ -8,7 +8,7 @@ from pathlib import Path
 from support import DATA
 from scoped_uaccess.kernel import cpio
 from scoped_uaccess.kernel.qemu import ACCELERATORS, Accelerator, boot_command
-from scoped_uaccess.sweep import boot as sweep_boot, records as sweep_records
+from scoped_uaccess.sweep import guest, records as sweep_records
 from scoped_uaccess.sweep.records import Difference
 
 SWEEP = DATA / 'faultsweep'
@@ -128,9 +128,9 @@ class CompareTest(unittest.TestCase):
 
 class BootTest(unittest.TestCase):
 	def test_x86_64_initramfs_runs_both_programs_from_busybox(self) -> None:
-		t = sweep_boot.TARGETS['x86_64']
+		t = guest.TARGETS['x86_64']
 		built = {p.name: SWEEP / 'README' for p in t.programs}
-		entries = {e.path: e for e in sweep_boot.initramfs_entries(t, built)}
+		entries = {e.path: e for e in guest.initramfs_entries(t, built)}
 		self.assertEqual(cpio.Kind.CHAR, entries['dev/console'].kind)
 		self.assertIn('bin/faultsweep-i386', entries)
 		script = entries['init'].data.decode()
@@ -140,8 +140,8 @@ class BootTest(unittest.TestCase):
 				 tuple(t.programs[1].compile_command(Path('x')).argv[1:4]))
 
 	def test_ppc64le_program_is_init(self) -> None:
-		t = sweep_boot.TARGETS['ppc64le']
-		entries = sweep_boot.initramfs_entries(t, {'faultsweep-ppc64le': SWEEP / 'README'})
+		t = guest.TARGETS['ppc64le']
+		entries = guest.initramfs_entries(t, {'faultsweep-ppc64le': SWEEP / 'README'})
 		self.assertEqual(['dev', 'proc', 'sys', 'tmp', 'dev/console', 'init'],
 				 [e.path for e in entries])
 		argv = boot_command(t.kernel, Path('vmlinux'), Path('i.cpio'), t.append,

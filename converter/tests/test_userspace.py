@@ -13,9 +13,9 @@ from support import DATA, quiet_runner
 from scoped_uaccess.kernel import cpio
 from scoped_uaccess.kunit import ktap
 from scoped_uaccess.kernel import qemu
-from scoped_uaccess.userspace import boot as userspace, compare
+from scoped_uaccess.userspace import syscalls, compare
 from scoped_uaccess.userspace.compare import DiffKind
-from scoped_uaccess.userspace.boot import Mode, UserspaceRequest
+from scoped_uaccess.userspace.syscalls import Mode, UserspaceRequest
 
 USERSPACE = DATA / 'userspace'
 
@@ -36,7 +36,7 @@ class ConsoleTest(unittest.TestCase):
 	"""Real captures of the baseline and the series kernel (TCG, 6.12.118)."""
 
 	def test_baseline_capture_splits_into_kunit_and_userspace(self) -> None:
-		console = userspace.parse_console(lines('boot-baseline-pass.log'))
+		console = syscalls.parse_console(lines('boot-baseline-pass.log'))
 		self.assertEqual(['usercopy'], [s.name for s in console.kunit.suites])
 		self.assertEqual(0, console.exit_status)
 		self.assertEqual(200, len(console.checks))
@@ -46,13 +46,13 @@ class ConsoleTest(unittest.TestCase):
 		self.assertEqual('signal=SIGSEGV', console.checks['rseq.register.readonly'].outcome)
 
 	def test_series_capture_has_both_kunit_suites(self) -> None:
-		console = userspace.parse_console(lines('boot-series-pass.log'))
+		console = syscalls.parse_console(lines('boot-series-pass.log'))
 		self.assertEqual(['usercopy', 'scoped_uaccess'], [s.name for s in console.kunit.suites])
 		self.assertTrue(console.kunit.complete)
 		self.assertEqual([], console.problems())
 
 	def test_benchmarks_are_read_from_diagnostics(self) -> None:
-		console = userspace.parse_console(lines('boot-series-bench.log'))
+		console = syscalls.parse_console(lines('boot-series-bench.log'))
 		self.assertEqual(['pselect6', 'futex_wake', 'waitid', 'getdents64'],
 				 [b.name for b in console.benches])
 		self.assertTrue(all(b.iterations == 2000 and b.ns_per_call > 0 for b in console.benches))
@@ -60,13 +60,13 @@ class ConsoleTest(unittest.TestCase):
 		self.assertEqual([], console.problems())
 
 	def test_failed_check_is_a_problem(self) -> None:
-		console = userspace.parse_console(edited(
+		console = syscalls.parse_console(edited(
 			'boot-series-pass.log', r'^ok (\d+) futex.wake.kernel_ptr # errno=EFAULT$',
 			r'not ok \1 futex.wake.kernel_ptr # errno=0'))
 		self.assertIn('not ok futex.wake.kernel_ptr # errno=0', console.problems())
 
 	def test_no_markers_means_the_program_never_ran(self) -> None:
-		console = userspace.parse_console([l for l in lines('boot-baseline-pass.log')
+		console = syscalls.parse_console([l for l in lines('boot-baseline-pass.log')
 						   if not l.startswith('# uaccess-init')])
 		self.assertIsNone(console.exit_status)
 		self.assertEqual({}, console.checks)
@@ -76,7 +76,7 @@ class ConsoleTest(unittest.TestCase):
 	def test_crash_in_the_middle(self) -> None:
 		text = lines('boot-series-pass.log')
 		cut = next(i for i, l in enumerate(text) if 'futex.wake_op.set' in l)
-		console = userspace.parse_console(
+		console = syscalls.parse_console(
 			text[:cut] + ['BUG: unable to handle page fault for address: 0000000200001000',
 				      'Kernel panic - not syncing: Fatal exception'])
 		self.assertIsNone(console.exit_status)
@@ -87,36 +87,36 @@ class ConsoleTest(unittest.TestCase):
 		text = lines('boot-series-pass.log')
 		cut = next(i for i, l in enumerate(text) if 'futex.wake_op.set' in l)
 		warn = 'WARNING: CPU: 0 PID: 57 at kernel/futex/core.c:600 futex_hash+0x1/0x2'
-		console = userspace.parse_console(text[:cut] + [warn] + text[cut:])
+		console = syscalls.parse_console(text[:cut] + [warn] + text[cut:])
 		self.assertEqual(200, len(console.checks))
 		self.assertEqual([f'console: {warn}'], console.problems())
 
 	def test_bail_out_is_an_error(self) -> None:
 		text = lines('boot-baseline-pass.log')
-		begin = text.index(userspace.BEGIN_MARKER)
-		console = userspace.parse_console(
+		begin = text.index(syscalls.BEGIN_MARKER)
+		console = syscalls.parse_console(
 			text[:begin + 4] + ['Bail out! mmap arena: File exists', '# uaccess-init: exit status 2'])
 		self.assertIn('Bail out! mmap arena: File exists', console.user.errors)
 
 	def test_printk_timestamps_are_stripped(self) -> None:
 		stamped = [f'[    1.{i:06d}] {l}' for i, l in enumerate(lines('boot-baseline-pass.log'))]
-		console = userspace.parse_console(stamped)
+		console = syscalls.parse_console(stamped)
 		self.assertEqual(200, len(console.checks))
 		self.assertEqual(0, console.exit_status)
 
 
 class CompareTest(unittest.TestCase):
 	def compare(self, baseline: list[str], converted: list[str]) -> list[compare.Difference]:
-		return compare.compare(userspace.parse_console(baseline),
-					 userspace.parse_console(converted))
+		return compare.compare(syscalls.parse_console(baseline),
+					 syscalls.parse_console(converted))
 
 	def test_baseline_and_series_captures_agree(self) -> None:
 		self.assertEqual([], self.compare(lines('boot-baseline-pass.log'),
 						  lines('boot-series-pass.log')))
 
 	def test_suite_only_one_kernel_has_is_listed_not_compared(self) -> None:
-		a = userspace.parse_console(lines('boot-baseline-pass.log'))
-		b = userspace.parse_console(lines('boot-series-pass.log'))
+		a = syscalls.parse_console(lines('boot-baseline-pass.log'))
+		b = syscalls.parse_console(lines('boot-series-pass.log'))
 		self.assertEqual(([], ['scoped_uaccess']), compare.only_one_has(a, b))
 
 	def test_different_errno_with_the_same_status(self) -> None:
@@ -175,7 +175,7 @@ class ConfigTest(unittest.TestCase):
 	def test_unknown_option_is_dropped_known_one_is_missing(self) -> None:
 		dotconfig = self.tmp / '.config'
 		dotconfig.write_text('CONFIG_KUNIT=y\nCONFIG_NET=y\n# CONFIG_UNIX is not set\n')
-		report = userspace.check_config(self.fragment, dotconfig, self.tmp)
+		report = syscalls.check_config(self.fragment, dotconfig, self.tmp)
 		self.assertEqual(['CONFIG_SCOPED_UACCESS_KUNIT_TEST'], report.dropped_unknown)
 		self.assertEqual(['CONFIG_UNIX'], report.missing)
 
@@ -183,11 +183,11 @@ class ConfigTest(unittest.TestCase):
 		dotconfig = self.tmp / '.config'
 		dotconfig.write_text('CONFIG_KUNIT=y\nCONFIG_NET=y\nCONFIG_UNIX=y\n'
 				     'CONFIG_SCOPED_UACCESS_KUNIT_TEST=y\n')
-		report = userspace.check_config(self.fragment, dotconfig, self.tmp)
+		report = syscalls.check_config(self.fragment, dotconfig, self.tmp)
 		self.assertEqual(([], []), (report.dropped_unknown, report.missing))
 
 	def test_the_real_fragment_asks_for_what_the_tests_need(self) -> None:
-		options = userspace.fragment_options(userspace.CONFIG)
+		options = syscalls.fragment_options(syscalls.CONFIG)
 		for needed in ('CONFIG_BLK_DEV_INITRD', 'CONFIG_DEVTMPFS', 'CONFIG_FUTEX', 'CONFIG_RSEQ',
 			       'CONFIG_UNIX', 'CONFIG_SERIAL_8250_CONSOLE', 'CONFIG_KUNIT',
 			       'CONFIG_SCOPED_UACCESS_KUNIT_TEST', 'CONFIG_USERCOPY_KUNIT_TEST'):
@@ -200,7 +200,7 @@ class CommandsTest(unittest.TestCase):
 
 	def test_boot_command_line(self) -> None:
 		tcg = qemu.ACCELERATORS[qemu.Accelerator.TCG]
-		line = userspace.boot_command(self.request, Path('/i.cpio'), tcg).shell_line()
+		line = syscalls.boot_command(self.request, Path('/i.cpio'), tcg).shell_line()
 		self.assertIn('qemu-system-x86_64 -nodefaults', line)
 		self.assertIn('-no-reboot', line)
 		self.assertIn("-append 'console=ttyS0 panic=-1 UACCESS_MODE=bench UACCESS_ITERATIONS=50'",
@@ -215,16 +215,16 @@ class CommandsTest(unittest.TestCase):
 		tcg = qemu.ACCELERATORS[qemu.Accelerator.TCG]
 		checks = dataclasses.replace(self.request, mode=Mode.TEST)
 		self.assertIn('UACCESS_ITERATIONS=50 tsc=reliable\'',
-			      userspace.boot_command(checks, Path('/i.cpio'), tcg).shell_line())
-		self.assertNotIn('tsc=reliable', userspace.boot_command(
+			      syscalls.boot_command(checks, Path('/i.cpio'), tcg).shell_line())
+		self.assertNotIn('tsc=reliable', syscalls.boot_command(
 			self.request, Path('/i.cpio'), tcg).shell_line())
 
 	def test_build_is_out_of_tree_and_niced(self) -> None:
 		runner = quiet_runner(dry_run=True)
-		userspace.build_kernel(runner, self.request, Path('/dev/null'))
+		syscalls.build_kernel(runner, self.request, Path('/dev/null'))
 		line = runner.echo.getvalue()
 		self.assertIn('nice -n 10 make -C /k/wt-series', line)
-		self.assertIn(f'O={userspace.paths.OUT}/user-series ARCH=x86_64 CC=gcc', line)
+		self.assertIn(f'O={syscalls.paths.OUT}/user-series ARCH=x86_64 CC=gcc', line)
 		self.assertIn(' bzImage', line)
 
 	def test_results_are_named_after_the_run_and_mode(self) -> None:
@@ -235,9 +235,9 @@ class CommandsTest(unittest.TestCase):
 			     'needs qemu-system-x86 and gcc')
 	def test_dry_run_echoes_every_step(self) -> None:
 		runner = quiet_runner(dry_run=True)
-		request = UserspaceRequest(kdir=userspace.paths.REPO, name='dry-unit-test',
+		request = UserspaceRequest(kdir=syscalls.paths.REPO, name='dry-unit-test',
 					   accel=qemu.AccelChoice.TCG)
-		result = userspace.run_userspace(runner, request)
+		result = syscalls.run_userspace(runner, request)
 		echoed = runner.echo.getvalue()
 		for step in ('olddefconfig', 'nice -n 10 make', 'gcc -static -O2 -Wall -Werror',
 			     'qemu-system-x86_64'):
@@ -254,7 +254,7 @@ class InitramfsTest(unittest.TestCase):
 			program.write_bytes(b'\x7fELF')
 			busybox = Path(tmp) / 'busybox'
 			busybox.write_bytes(b'bb')
-			entries = userspace.initramfs_entries(program, busybox)
+			entries = syscalls.initramfs_entries(program, busybox)
 			archive = Path(tmp) / 'initramfs.cpio'
 			cpio.write(archive, entries)
 			listing = subprocess.run(('cpio', '-itv', '--quiet'), stdin=archive.open('rb'),
@@ -262,13 +262,13 @@ class InitramfsTest(unittest.TestCase):
 		self.assertRegex(listing, r'(?m)^crw------- .* 5,\s+1 .* dev/console$')
 		self.assertRegex(listing, r'(?m)^-rwxr-xr-x .* init$')
 		self.assertRegex(listing, r'(?m)^lrwxrwxrwx .* bin/sh -> busybox$')
-		self.assertIn(f'bin/{userspace.PROGRAM}', listing)
+		self.assertIn(f'bin/{syscalls.PROGRAM}', listing)
 
 	def test_init_frames_the_program_and_reboots(self) -> None:
-		script = userspace.INIT_SCRIPT
+		script = syscalls.INIT_SCRIPT
 		self.assertTrue(script.startswith('#!/bin/busybox sh\n'))
-		self.assertLess(script.index(userspace.BEGIN_MARKER), script.index(f'/bin/{userspace.PROGRAM}'))
-		self.assertIn(userspace.END_MARKER + '$?', script)
+		self.assertLess(script.index(syscalls.BEGIN_MARKER), script.index(f'/bin/{syscalls.PROGRAM}'))
+		self.assertIn(syscalls.END_MARKER + '$?', script)
 		self.assertTrue(script.rstrip().endswith('reboot -f'))
 
 

@@ -10,9 +10,9 @@ from scoped_uaccess.convert import driver, targets
 from scoped_uaccess.core import paths
 from scoped_uaccess.gates import fixes, validate
 from scoped_uaccess.kernel.toolchains import toolchain
-from scoped_uaccess.kunit import run as kunit_run
-from scoped_uaccess.sweep import boot as sweep_boot
-from scoped_uaccess.userspace import boot as userspace
+from scoped_uaccess.kunit import suites
+from scoped_uaccess.sweep import guest
+from scoped_uaccess.userspace import syscalls
 
 
 class ValidatePlanTest(unittest.TestCase):
@@ -55,18 +55,18 @@ class SharedKernelTest(unittest.TestCase):
 	converted one: same directory, same configuration, same tree."""
 
 	def test_the_converted_run_is_the_gcc_kunit_build(self) -> None:
-		kunit = kunit_run.KunitRequest(kdir=paths.DEFAULT_KDIR, toolchain=toolchain('gcc'))
-		user = userspace.UserspaceRequest(kdir=paths.CONVERTED_TREE, name=paths.CONVERTED_RUN)
+		kunit = suites.KunitRequest(kdir=paths.DEFAULT_KDIR, toolchain=toolchain('gcc'))
+		user = syscalls.UserspaceRequest(kdir=paths.CONVERTED_TREE, name=paths.CONVERTED_RUN)
 		self.assertEqual(kunit.build_dir, user.build_dir)
-		self.assertEqual(kunit.kunitconfig, userspace.CONFIG)
+		self.assertEqual(kunit.kunitconfig, syscalls.CONFIG)
 		self.assertEqual(kunit.build_dir,
-				 sweep_boot.target('x86_64').build_dir(paths.CONVERTED_RUN))
+				 guest.target('x86_64').build_dir(paths.CONVERTED_RUN))
 
 	def test_other_runs_have_their_own_directory(self) -> None:
-		user = userspace.UserspaceRequest(kdir=paths.CONVERTED_TREE, name=validate.BASELINE_RUN)
-		self.assertEqual(paths.OUT / f'user-{validate.BASELINE_RUN}', user.build_dir)
+		user = syscalls.UserspaceRequest(kdir=paths.CONVERTED_TREE, name=paths.BASELINE_RUN)
+		self.assertEqual(paths.OUT / f'user-{paths.BASELINE_RUN}', user.build_dir)
 		self.assertNotEqual(paths.kunit_build_dir('gcc'), user.build_dir)
-		self.assertEqual(REPO / 'testcases' / 'kernel' / 'x86_64.config', userspace.CONFIG)
+		self.assertEqual(REPO / 'testcases' / 'kernel' / 'x86_64.config', syscalls.CONFIG)
 
 
 class OtherTreeTest(unittest.TestCase):
@@ -79,7 +79,7 @@ class OtherTreeTest(unittest.TestCase):
 		self.assertEqual('-7.3', paths.tree_suffix(other))
 		self.assertEqual(paths.BUILD / 'wt-validate-converted-7.3', paths.converted_tree(other))
 		self.assertEqual(paths.CONVERTED_TREE, paths.converted_tree(paths.DEFAULT_KDIR))
-		kunit = kunit_run.KunitRequest(kdir=other, toolchain=toolchain('gcc'))
+		kunit = suites.KunitRequest(kdir=other, toolchain=toolchain('gcc'))
 		self.assertEqual(paths.OUT / 'kunit-gcc-7.3', kunit.build_dir)
 		self.assertEqual('kunit-gcc-7.3', kunit.stem)
 		# The worktree it is built from does not change where it is built.
@@ -87,10 +87,10 @@ class OtherTreeTest(unittest.TestCase):
 		self.assertEqual(kunit.build_dir, moved.build_dir)
 		# The x86_64 sweep boots that kernel as the converted one; its
 		# baseline and the ppc64le kernels are the tree's own too.
-		x86, ppc = sweep_boot.target('x86_64'), sweep_boot.target('ppc64le')
+		x86, ppc = guest.target('x86_64'), guest.target('ppc64le')
 		self.assertEqual(kunit.build_dir, x86.build_dir(paths.CONVERTED_RUN, other))
 		self.assertEqual(paths.OUT / 'user-validate-baseline-7.3',
-				 x86.build_dir(validate.BASELINE_RUN, other))
+				 x86.build_dir(paths.BASELINE_RUN, other))
 		self.assertEqual(paths.OUT / 'faultsweep-ppc64le-converted-7.3',
 				 ppc.build_dir('converted', other))
 		self.assertEqual(paths.OUT / 'faultsweep-ppc64le-converted', ppc.build_dir('converted'))
@@ -111,13 +111,13 @@ class OtherTreeTest(unittest.TestCase):
 		"""validate --kdir build/linux-7.3 and gate userspace-7.3 boot the
 		sweep's x86_64 kernels of that tree, and keep their results apart."""
 		other = paths.BUILD / 'linux-7.3'
-		for name in (paths.CONVERTED_RUN, validate.BASELINE_RUN):
-			user = userspace.UserspaceRequest(kdir=paths.converted_tree(other), name=name,
+		for name in (paths.CONVERTED_RUN, paths.BASELINE_RUN):
+			user = syscalls.UserspaceRequest(kdir=paths.converted_tree(other), name=name,
 							  tree=other)
-			self.assertEqual(sweep_boot.target('x86_64').build_dir(name, other), user.build_dir)
+			self.assertEqual(guest.target('x86_64').build_dir(name, other), user.build_dir)
 			self.assertEqual(f'userspace-{name}-7.3', user.results_stem)
 			self.assertEqual(paths.RESULTS / f'userspace-{name}-7.3.log',
-					 userspace.results_log(name, other))
-		self.assertEqual(paths.RESULTS / 'userspace-b.log', userspace.results_log('b'))
+					 syscalls.results_log(name, other))
+		self.assertEqual(paths.RESULTS / 'userspace-b.log', syscalls.results_log('b'))
 		self.assertEqual(paths.OUT / 'validate-arm64-7.3', paths.validate_build_dir('arm64', other))
 		self.assertEqual(paths.OUT / 'validate-arm64', paths.validate_build_dir('arm64'))

@@ -37,7 +37,7 @@ class WarmupTest(unittest.TestCase):
 
 	def test_jobs_run_in_order_at_idle_priority_and_wait_returns_after(self) -> None:
 		out = self.dir / 'policy'
-		self.warm.start([
+		self.warm.add([
 			Job('first', (Command(('sh', '-c', f'chrt -p $$ > {out}')),)),
 			Job('second', (lambda runner: (self.dir / 'second').write_text('done'),)),
 		])
@@ -48,24 +48,24 @@ class WarmupTest(unittest.TestCase):
 
 	def test_the_processor_time_of_each_job_is_counted(self) -> None:
 		burn = Command(('sh', '-c', 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'))
-		self.warm.start([Job('busy', (burn,)), Job('idle', (Command(('sleep', '0.3')),))])
-		self.assertTrue(returns(lambda: self.warm.wait('*', lambda line: None), 60))
+		self.warm.add([Job('busy', (burn,)), Job('idle', (Command(('sleep', '0.3')),))])
+		self.assertTrue(returns(lambda: self.warm.wait('busy', lambda line: None, 'idle'), 60))
 		self.assertGreater(self.warm.cpu['busy'], 0.1)
 		self.assertLess(self.warm.cpu['idle'], 0.1)
 		self.assertEqual(self.warm.cpu_total(), self.warm.cpu['busy'] + self.warm.cpu['idle'])
 		self.assertRegex((self.dir / 'warmup.log').read_text(), r'exit status 0, \d+ s cpu')
 
 	def test_a_failed_step_ends_its_job_not_the_next(self) -> None:
-		self.warm.start([
+		self.warm.add([
 			Job('bad', (Command(('false',)), lambda runner: (self.dir / 'after').touch())),
 			Job('good', (lambda runner: (self.dir / 'good').touch(),)),
 		])
-		self.assertTrue(returns(lambda: self.warm.wait('*', lambda line: None)))
+		self.assertTrue(returns(lambda: self.warm.wait('bad', lambda line: None, 'good')))
 		self.assertFalse((self.dir / 'after').exists())
 		self.assertTrue((self.dir / 'good').exists())
 
 	def test_stop_kills_what_runs(self) -> None:
-		self.warm.start([Job('slow', (Command(('sleep', '60')),))])
+		self.warm.add([Job('slow', (Command(('sleep', '60')),))])
 		time.sleep(0.5)
 		start = time.monotonic()
 		self.warm.stop()
@@ -73,11 +73,11 @@ class WarmupTest(unittest.TestCase):
 		self.assertTrue(returns(lambda: self.warm.wait('slow', lambda line: None)),
 				'wait for a stopped job blocks')
 
-	def test_wait_before_start_or_for_another_gate_returns(self) -> None:
+	def test_wait_before_any_job_or_for_another_gate_returns(self) -> None:
 		said: list[str] = []
 		self.assertTrue(returns(lambda: self.warm.wait('kunit-gcc', said.append)),
-				'wait before start blocks')
-		self.warm.start([Job('other', (lambda runner: None,))])
+				'wait before any job blocks')
+		self.warm.add([Job('other', (lambda runner: None,))])
 		self.assertTrue(returns(lambda: self.warm.wait('kunit-gcc', said.append)),
 				'wait for a gate without a warm-up blocks')
 		self.assertEqual([], said)		# neither waited
@@ -86,7 +86,7 @@ class WarmupTest(unittest.TestCase):
 		order = self.dir / 'order'
 		def mark(name: str):
 			return lambda runner: order.open('a').write(name + '\n')
-		self.warm.start([Job('early', (Command(('sleep', '0.5')), mark('early')))])
+		self.warm.add([Job('early', (Command(('sleep', '0.5')), mark('early')))])
 		self.warm.add([Job('added', (mark('added'),))])		# queued behind early
 		self.assertTrue(returns(lambda: self.warm.wait('added', lambda line: None)))
 		self.assertEqual(['early', 'added'], order.read_text().split())

@@ -15,7 +15,7 @@ from scoped_uaccess.kernel import cpio, initramfs, kbuild
 from scoped_uaccess.kernel.architectures import ARCHES
 from scoped_uaccess.kernel.qemu import ACCELERATORS, boot_command, choose_accelerator
 from scoped_uaccess.kunit import ktap
-from scoped_uaccess.userspace import boot as userspace
+from scoped_uaccess.userspace import syscalls
 
 X86_64 = ARCHES['x86_64']
 
@@ -136,10 +136,10 @@ def run_access(runner: Runner, request: BenchRequest, record: dict) -> dict:
 		runner.say(f'{tag}: kernel {_rel(build_dir)}: x86_64.config + bench.config')
 		if not runner.dry_run:
 			WORK.mkdir(parents=True, exist_ok=True)
-			config.write_text(userspace.CONFIG.read_text() + '\n' + BENCH_CONFIG.read_text())
+			config.write_text(syscalls.CONFIG.read_text() + '\n' + BENCH_CONFIG.read_text())
 		kbuild.configure(runner, build, config)
 		if not runner.dry_run:
-			report = userspace.check_config(config, build_dir / '.config', request.series_tree)
+			report = syscalls.check_config(config, build_dir / '.config', request.series_tree)
 			if report.missing:
 				raise EnvironmentProblem(f'bench kernel config: not satisfiable: '
 							 f'{" ".join(report.missing)}')

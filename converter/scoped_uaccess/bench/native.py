@@ -14,7 +14,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.kernel import kbuild
-from scoped_uaccess.userspace import boot as userspace
+from scoped_uaccess.userspace import syscalls
 
 SOURCES = paths.REPO / 'testcases' / 'bench' / 'native'
 KERNEL_FILES = ('Kbuild', 'native_regions.c')
@@ -332,7 +332,7 @@ def build_native(runner: Runner, request: BenchRequest, tree: NativeTree) -> Non
 	sequences with kbuild, links the program."""
 	build = kbuild.Build(tree.kdir, tree.build_dir)
 	if request.build:
-		kbuild.configure(runner, build, userspace.CONFIG)
+		kbuild.configure(runner, build, syscalls.CONFIG)
 		prepared = runner.run(build.make('prepare', jobs=request.jobs, nice=True),
 				      Output.CAPTURE, check=False)
 		if prepared.returncode != 0:

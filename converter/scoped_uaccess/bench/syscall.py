@@ -9,7 +9,7 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.kernel import tree
-from scoped_uaccess.userspace import boot as userspace
+from scoped_uaccess.userspace import syscalls
 
 SYSCALLS = ('pselect6', 'futex_wake', 'waitid', 'getdents64')
 
@@ -63,15 +63,15 @@ def run_syscalls(runner: Runner, request: BenchRequest, record: dict) -> dict:
 				    f'--iterations {request.syscall_iterations}')}
 	for rnd in range(request.rounds):
 		for kernel, checkout, name in kernels:
-			ur = userspace.UserspaceRequest(
-				kdir=checkout, name=name, mode=userspace.Mode.BENCH,
+			ur = syscalls.UserspaceRequest(
+				kdir=checkout, name=name, mode=syscalls.Mode.BENCH,
 				iterations=request.syscall_iterations, accel=request.accel,
 				jobs=request.jobs, build=request.build and rnd == 0)
 			runner.say(f'bench[syscall]: round {rnd + 1}/{request.rounds}, {kernel}')
-			result = userspace.run_userspace(runner, ur)
+			result = syscalls.run_userspace(runner, ur)
 			if runner.dry_run:
 				continue
-			if result.status is not userspace.RunStatus.PASSED or result.console is None:
+			if result.status is not syscalls.RunStatus.PASSED or result.console is None:
 				raise EnvironmentProblem(f'{kernel} bench boot: {result.status.value}: '
 							 f'{result.message}', f'see {result.log}')
 			kept = WORK / f'syscall-{kernel}-{rnd + 1}.log'

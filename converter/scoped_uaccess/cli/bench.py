@@ -5,7 +5,7 @@ import argparse
 from pathlib import Path
 from typing import Callable
 
-from scoped_uaccess.bench import run as bench
+from scoped_uaccess.bench import benchmarks
 from scoped_uaccess.bench.common import REPORTS, SECTIONS, WORK, BenchRequest
 from scoped_uaccess.cli.kernel import add_accel, add_jobs
 from scoped_uaccess.core import paths
@@ -20,7 +20,7 @@ QUICK = {'iterations': 200, 'repetitions': 3, 'syscall_iterations': 100, 'rounds
 
 def cmd_bench(args: argparse.Namespace, runner: Runner) -> Outcome:
 	if args.render:
-		return Outcome.ok(f'rewrote {relative(bench.render(args.out or REPORTS))}')
+		return Outcome.ok(f'rewrote {relative(benchmarks.render(args.out or REPORTS))}')
 	counts = {k: getattr(args, k) for k in QUICK}
 	if args.quick:
 		counts = {k: v if v is not None else QUICK[k] for k, v in counts.items()}
@@ -30,7 +30,7 @@ def cmd_bench(args: argparse.Namespace, runner: Runner) -> Outcome:
 	if args.quick and not args.section:
 		sections = tuple(s for s in SECTIONS if s != 'tools')
 	out = args.out or (WORK / 'quick' if args.quick else REPORTS)
-	return bench.step(runner, BenchRequest(
+	return benchmarks.step(runner, BenchRequest(
 		kdir=args.kdir, baseline_tree=args.baseline_tree, series_tree=args.series_tree,
 		sections=sections, accel=AccelChoice(args.accel), jobs=args.jobs,
 		build=not args.no_build, out=out, **counts))

@@ -11,11 +11,11 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome
-from scoped_uaccess.gates import (bisect, checkpatch, cross, current, fixes, fixes_boot, make_test,
-				  negative, sparse, validate)
-from scoped_uaccess.sweep import run as faultsweep, mutation as sweep_mutation
+from scoped_uaccess.gates import (bisect, checkpatch, cross, fixes, fixes_boot, make_test, negative,
+				  sparse, trees, validate)
+from scoped_uaccess.sweep import faultsweep, mutation as sweep_mutation
 from scoped_uaccess.kernel import kbuild, tree
-from scoped_uaccess.sweep import boot as sweep_boot
+from scoped_uaccess.sweep import guest
 from scoped_uaccess.kernel.qemu import AccelChoice
 
 
@@ -40,7 +40,7 @@ def cmd_bisect(args: argparse.Namespace, runner: Runner) -> Outcome:
 
 
 def cmd_validate(args: argparse.Namespace, runner: Runner) -> Outcome:
-	sweep = () if args.no_sweep else tuple(args.sweep_arch or sweep_boot.TARGETS)
+	sweep = () if args.no_sweep else tuple(args.sweep_arch or guest.TARGETS)
 	return validate.step(runner, validate.ValidateRequest(
 		kdir=args.kdir, patches=args.patches, base=args.base, jobs=args.jobs,
 		accel=AccelChoice(args.accel), boot=not args.no_boot, only=args.arch,
@@ -50,7 +50,7 @@ def cmd_validate(args: argparse.Namespace, runner: Runner) -> Outcome:
 def _sweep_request(args: argparse.Namespace, runner: Runner) -> faultsweep.FaultsweepRequest:
 	"""What validate boots: its converted worktree at KDIR's HEAD, the
 	baseline kernels built from the series up to its API."""
-	return faultsweep.request_for(runner, args.kdir, tuple(args.arch or sweep_boot.TARGETS),
+	return faultsweep.request_for(runner, args.kdir, tuple(args.arch or guest.TARGETS),
 				      args.baseline_run, not args.no_build, args.jobs,
 				      AccelChoice(args.accel))
 
@@ -77,7 +77,7 @@ def cmd_fixes(args: argparse.Namespace, runner: Runner) -> Outcome:
 	if args.conversions:
 		if args.boot:
 			raise UsageError('--conversions and --boot together', 'give one of them')
-		return current.builds_step(runner, args.kdir, args.jobs)
+		return trees.builds_step(runner, args.kdir, args.jobs)
 	request = fixes.FixesRequest(args.kdir, jobs=args.jobs)
 	if args.boot:
 		return fixes_boot.step(runner, request, install=args.install)
@@ -96,7 +96,7 @@ def cmd_test(args: argparse.Namespace, runner: Runner) -> Outcome:
 	return make_test.step(runner, make_test.TestOptions(
 		kdir=args.kdir, patches=args.patches, accel=AccelChoice(args.accel), force=args.force,
 		jobs=kbuild.JOBS,
-		record=() if args.record is None else tuple(args.record) or make_test.RECORDED))
+		record=() if args.record is None else tuple(args.record) or make_test.recorded_gates()))
 
 
 def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
@@ -120,7 +120,7 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 		       'this existing `userspace` run of a baseline kernel instead of building '
 		       'and booting the baseline worktree')
 	p.add_argument('--no-sweep', action='store_true', help='no fault sweep')
-	p.add_argument('--sweep-arch', action='append', choices=sorted(sweep_boot.TARGETS),
+	p.add_argument('--sweep-arch', action='append', choices=sorted(guest.TARGETS),
 		       help='the fault sweep on this architecture only (repeatable)')
 	add_accel(p)
 	add_jobs(p)
@@ -130,11 +130,11 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 			('faultsweep-mutate', cmd_faultsweep_mutate, 'inject bugs into one converted '
 			 'region and show which the fault sweep reports')):
 		p = add(name, fn, what)
-		p.add_argument('--arch', action='append', choices=sorted(sweep_boot.TARGETS),
+		p.add_argument('--arch', action='append', choices=sorted(guest.TARGETS),
 			       help='only this architecture (repeatable; default: all)')
-		p.add_argument('--baseline-run', metavar='NAME', default=validate.BASELINE_RUN,
+		p.add_argument('--baseline-run', metavar='NAME', default=paths.BASELINE_RUN,
 			       help='the userspace run whose x86_64 kernel is the baseline '
-			       f'(default {validate.BASELINE_RUN}: the one validate builds)')
+			       f'(default {paths.BASELINE_RUN}: the one validate builds)')
 		p.add_argument('--no-build', action='store_true', help='boot the kernels already built')
 		add_accel(p)
 		add_jobs(p)
@@ -164,7 +164,7 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 		'statuses and times')
 	p.add_argument('--force', action='store_true', help='as for `tree`')
 	p.add_argument('--record', nargs='*', metavar='GATE',
-		       help='run the gates whose verdicts are committed (' + ', '.join(make_test.RECORDED)
+		       help='run the gates whose verdicts are committed (' + ', '.join(make_test.recorded_gates())
 		       + '; those named, else all) and those they need, building for real, and '
 		       'write their verdicts to reports/gates/')
 	add_accel(p)

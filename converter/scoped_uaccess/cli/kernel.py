@@ -13,8 +13,8 @@ from scoped_uaccess.kernel import deps, kbuild, kunit_qemu, sources, tree
 from scoped_uaccess.kernel.qemu import AccelChoice
 from scoped_uaccess.kernel.toolchains import TOOLCHAINS, toolchain
 from scoped_uaccess.kunit import expected, matrix, matrix_report
-from scoped_uaccess.userspace import boot as userspace, compare
-from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.userspace import syscalls, compare
+from scoped_uaccess.kunit import suites
 
 
 def cmd_deps(args: argparse.Namespace, runner: Runner) -> Outcome:
@@ -27,12 +27,12 @@ def cmd_tree(args: argparse.Namespace, runner: Runner) -> Outcome:
 
 
 def cmd_kunit(args: argparse.Namespace, runner: Runner) -> Outcome:
-	suites = expected.EXPECTED_SUITES
+	wanted = expected.EXPECTED_SUITES
 	if args.suite:
-		suites = tuple(s for s in suites if s.name in args.suite)
-	return kunit_run.step(runner, kunit_run.KunitRequest(
+		wanted = tuple(s for s in wanted if s.name in args.suite)
+	return suites.step(runner, suites.KunitRequest(
 		kdir=args.kdir, toolchain=toolchain(args.cc), kunitconfig=args.kunitconfig,
-		suites=suites, accel=AccelChoice(args.accel)))
+		suites=wanted, accel=AccelChoice(args.accel)))
 
 
 def cmd_kunit_matrix(args: argparse.Namespace, runner: Runner) -> Outcome:
@@ -44,8 +44,8 @@ def cmd_kunit_matrix(args: argparse.Namespace, runner: Runner) -> Outcome:
 
 
 def cmd_userspace(args: argparse.Namespace, runner: Runner) -> Outcome:
-	return userspace.step(runner, userspace.UserspaceRequest(
-		kdir=args.kdir, name=args.name, mode=userspace.Mode(args.mode),
+	return syscalls.step(runner, syscalls.UserspaceRequest(
+		kdir=args.kdir, name=args.name, mode=syscalls.Mode(args.mode),
 		iterations=args.iterations, accel=AccelChoice(args.accel),
 		jobs=args.jobs, build=not args.no_build))
 
@@ -90,7 +90,7 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
 	p = add('userspace', cmd_userspace, 'build a kernel with testcases/kernel/x86_64.config, '
 		'boot it with the userspace syscall tests, check KTAP')
 	p.add_argument('--name', required=True, help='names build/out/user-NAME and the results')
-	p.add_argument('--mode', default='test', choices=[m.value for m in userspace.Mode],
+	p.add_argument('--mode', default='test', choices=[m.value for m in syscalls.Mode],
 		       help='the checks, the benchmarks, or both')
 	p.add_argument('--iterations', type=int, default=1000, help='benchmark iterations')
 	add_accel(p)

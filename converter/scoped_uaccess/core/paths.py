@@ -22,6 +22,9 @@ X86_64_CONFIG = REPO / 'testcases' / 'kernel' / 'x86_64.config'
 # KUnit kernel (same tree, configuration and compiler), so it is not built
 # again.
 CONVERTED_RUN = 'converted'
+# The userspace run of the baseline kernel it is compared with (the
+# series up to its API, kernel/baseline.py), by validate and the sweeps.
+BASELINE_RUN = 'validate-baseline'
 NEGATIVE = REPO / 'testcases' / 'negative'
 UNIT_TESTS = REPO / 'converter' / 'tests'
 

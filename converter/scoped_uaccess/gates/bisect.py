@@ -35,7 +35,7 @@ GENERATED_FROM = ('arch/x86/kernel/asm-offsets.s', 'kernel/bounds.s')
 # the selftests are under scripts/ and tools/ but no build reads them:
 # the series' checker patch is not a reason to build.
 _BUILD_INPUTS = re.compile(r'(^|/)(Kconfig[^/]*|Makefile|Kbuild)$'
-			   r'|^scripts/(?!coccinelle/)|^tools/(?!testing/)')
+			   rf'|^(?!{re.escape(kbuild.NOT_BUILT)})scripts/|^tools/(?!testing/)')
 
 
 @dataclass

@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Build gates whose verdict is committed with the inputs it was made from.
+"""Gates whose verdict is committed with the inputs it was made from.
 
-bisect, cross, sparse, fixes-7.3 and builds-7.3 compile kernel objects:
+Which gates of a tree are recorded, its record says (kernel/sources.py,
+Gates.recorded): builds (bisect, cross, sparse, fixes-7.3, builds-7.3)
+and kernels no other gate needs (the clang KUnit kernels, 7.3's boots),
 about half of a cold `make test`'s processor time on a 2-core machine.
 Their verdict depends on nothing but what they build from: the pristine
 tree (the baseline commit's git tree, which names every byte Debian
 ships), the diffs of the patches they apply (the changelogs and the
 checker's scripts under scripts/coccinelle/, which no build reads, left
-out), the compilers' versions, the configuration they build with, and
-the project code that drives them.  `converter/scoped-uaccess test
+out), the compilers' and QEMUs' versions, the configurations and programs
+they build and boot, and the project code that drives them (CODE, and
+the modules of the gate's own, Inputs.code).  `converter/scoped-uaccess test
 --record` runs them for real and commits each verdict with the
 fingerprint of those inputs under reports/gates/; `make test` then
 takes a verdict whose fingerprint equals that of its inputs now, and
@@ -28,21 +31,27 @@ from typing import Callable, Optional
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Command, Output, Runner
 from scoped_uaccess.core.outcome import Outcome, relative, written
+from scoped_uaccess.kernel import kbuild
 from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel.tree import BASELINE_TAG
 
 RECORDS = paths.REPORTS / 'gates'
-# The project code a recorded gate's verdict depends on: the gates that
-# build, what they share, and how they call kbuild.
+# The project code every recorded verdict depends on: this module, how a
+# tree is made and how kbuild is called; a gate adds its own (Inputs.code).
 PACKAGE = paths.REPO / 'converter' / 'scoped_uaccess'
 CODE = tuple(PACKAGE / p for p in (
-	'gates/bisect.py', 'gates/checkpatch.py', 'gates/cross.py', 'gates/fixes.py',
-	'gates/recorded.py', 'gates/sparse.py', 'gates/validate.py',
-	'kernel/architectures.py', 'kernel/kbuild.py', 'kernel/tree.py', 'kernel/worktree.py'))
-# Diffs of these paths change no object: scripts/coccinelle/ is read by
-# coccicheck only (the series' checker patch changes with every checker
-# change and must not cost a rebuild).
-_NOT_BUILT = re.compile(r'^scripts/coccinelle/')
+	'gates/recorded.py', 'kernel/architectures.py', 'kernel/kbuild.py', 'kernel/tree.py',
+	'kernel/worktree.py', 'core/command.py'))
+_NOT_BUILT = re.compile('^' + re.escape(kbuild.NOT_BUILT))
+
+
+def modules(*names: str) -> tuple[Path, ...]:
+	"""Modules of the package, by path ('gates/sparse.py') or by
+	package ('sweep/': every module in it)."""
+	found: set[Path] = set()
+	for name in names:
+		found.update((PACKAGE / name).glob('*.py') if name.endswith('/') else {PACKAGE / name})
+	return tuple(sorted(found))
 
 
 @dataclass(frozen=True)
@@ -51,7 +60,8 @@ class Inputs:
 	kdir: Path				# its baseline commit is the pristine tree
 	patches: tuple[Path, ...]		# applied in this order
 	compilers: tuple[str, ...]		# commands whose --version counts
-	configs: tuple[Path, ...] = ()		# configuration files it builds with
+	configs: tuple[Path, ...] = ()		# configurations and programs it builds or boots
+	code: tuple[Path, ...] = ()		# its own modules, beyond CODE
 
 
 def built_diff(patch_text: str) -> str:
@@ -88,7 +98,8 @@ def fingerprint(runner: Runner, inputs: Inputs) -> dict[str, str]:
 		'compilers': _digest(versions),
 		'configs': _digest([c.read_text() if c.is_file() else 'missing'
 				    for c in inputs.configs]),
-		'code': _digest([f'{relative(c)}\n{c.read_text()}' for c in CODE]),
+		'code': _digest([f'{relative(c)}\n{c.read_text()}'
+				 for c in sorted({*CODE, *inputs.code})]),
 	}
 
 
@@ -112,6 +123,15 @@ def changed(record: Optional[dict], now: dict[str, str]) -> list[str]:
 	return [k for k in now if record['inputs'].get(k) != now[k]]
 
 
+def current(runner: Runner, name: str, inputs: Inputs) -> bool:
+	"""Whether the gate name takes its committed verdict: a passing record
+	whose inputs are those of today (step()'s test; the warm-up asks it
+	before the gate runs, to build no kernel the gate will not boot)."""
+	old = load(name)
+	return old is not None and old.get('exit_status') == 0 and \
+		not changed(old, fingerprint(runner, inputs))
+
+
 def verdict_part(details: str) -> str:
 	"""A results file up to its build logs (the `=== arch` sections)."""
 	return details.split('\n=== ', 1)[0].rstrip() + '\n'
@@ -128,14 +148,15 @@ class RecordedGate:
 def step(runner: Runner, gate: RecordedGate, record: bool) -> Outcome:
 	"""The committed verdict when its inputs are those of today, else a build;
 	with record, always a build, committed when it passes."""
-	now = fingerprint(runner, gate.inputs())
-	old = load(gate.name)
-	stale = changed(old, now)
-	if not record and not stale and old.get('exit_status') == 0:
+	inputs = gate.inputs()
+	if not record and current(runner, gate.name, inputs):
+		old = load(gate.name)
 		details = paths.RESULTS / gate.results_file
 		written(details, old['details'])
 		return Outcome.ok(f'{old["summary"]} (recorded {old["recorded"]}, inputs unchanged: '
 				  f'{relative(record_path(gate.name))})')
+	now = fingerprint(runner, inputs)
+	stale = changed(load(gate.name), now)
 	outcome = gate.run()
 	if runner.dry_run:
 		return outcome

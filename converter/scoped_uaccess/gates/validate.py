@@ -6,12 +6,14 @@ configured out-of-tree build (x86_64 natively, i386, arm64, powerpc, arm
 and riscv with Debian's cross compilers), with sparse (C=2).  A warning
 in a touched file fails unless the unconverted tree gives the same one:
 that tree is built only when there is a warning to compare.  An objtool
-UACCESS warning fails always.  Then the converted x86_64 kernel and the
-baseline, the series up to its API (kernel/baseline.py: the same build
-directory, rebuilt incrementally), boot with the userspace syscall tests
-(userspace.py) and must give the same results; then the same two
-kernels, and a ppc64le pair with KUAP, boot with the fault sweep
-(sweep/run.py), whose records must be the same.
+UACCESS warning fails always.  Then (`make validate`; make test's
+validate gate builds only, its sweep and userspace gates boot) the
+converted x86_64 kernel and the baseline, the series up to its API
+(kernel/baseline.py: the same build directory, rebuilt incrementally),
+boot with the userspace syscall tests and must give the same results
+(userspace/compare.py); then the same two kernels, and a ppc64le pair
+with KUAP, boot with the fault sweep (sweep/faultsweep.py), whose
+records must be the same.
 """
 
 import collections
@@ -24,7 +26,6 @@ from typing import Callable, Optional
 from scoped_uaccess.kernel import worktree
 from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
-from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome, relative, written
 from scoped_uaccess.cocci import api
 from scoped_uaccess.gates import cross, sparse
@@ -33,10 +34,8 @@ from scoped_uaccess.kernel.series import core_commit
 from scoped_uaccess.kernel.architectures import Arch, arch as arch_named
 from scoped_uaccess.kernel.kbuild import Diagnostic
 from scoped_uaccess.kernel.qemu import AccelChoice
-from scoped_uaccess.kunit import run as kunit_run
-from scoped_uaccess.sweep import boot as sweep_boot
-from scoped_uaccess.sweep import run as faultsweep
-from scoped_uaccess.userspace import boot as userspace, compare
+from scoped_uaccess.sweep import faultsweep, guest
+from scoped_uaccess.userspace import compare
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,6 @@ HEADER_USERS_GENERIC = ('lib/strncpy_from_user.c', 'lib/strnlen_user.c', 'lib/us
 # The unconverted commit's worktree, built only to compare warnings, and
 # only when that commit cannot share the converted build directory.
 BASE_TREE = paths.BUILD / 'wt-validate-base'	# build/linux's; paths.of_tree() for another
-BASELINE_RUN = 'validate-baseline'
 
 
 @dataclass
@@ -111,17 +109,16 @@ class ValidateResult:
 	base: str = ''
 	touched: list[str] = field(default_factory=list)
 	builds: list[ArchBuild] = field(default_factory=list)
-	boot: list[str] = field(default_factory=list)		# differences and problems
-	boot_summary: str = ''
+	boot: Optional[compare.BootComparison] = None
 	boot_base: str = ''		# baseline.describe() of the baseline kernels
-	boot_ran: bool = False
 	sweep: Optional[faultsweep.SweepResult] = None
 	sweep_dir: Path = faultsweep.RESULTS	# its faultsweep.txt
 	seconds: dict[str, float] = field(default_factory=dict)
 
 	@property
 	def passed(self) -> bool:
-		return (all(b.passed for b in self.builds) and not self.boot and
+		return (all(b.passed for b in self.builds) and
+			(self.boot is None or self.boot.passed) and
 			(self.sweep is None or self.sweep.passed))
 
 
@@ -235,60 +232,12 @@ def validate_builds(runner: Runner, kdir: Path, base: str, base_tree: Callable[[
 	return results
 
 
-def boot_compare(runner: Runner, kdir: Path, build_baseline: bool, jobs: int,
-		 accel: AccelChoice, result: ValidateResult,
-		 say: Callable[[str], None], baseline_run: str = BASELINE_RUN,
-		 tree: Path = paths.DEFAULT_KDIR) -> None:
-	"""Both kernels with the userspace tests; their results must agree.
-	The baseline's image is built by baseline.ensure() beforehand; without
-	build_baseline, the baseline run named baseline_run is reused.  kdir is
-	the converted worktree, tree the tree whose build directories these
-	are (paths.tree_suffix())."""
-	consoles: dict[str, Optional[userspace.Console]] = {}
-	kernels = [(paths.CONVERTED_RUN, True)]
-	if build_baseline:
-		kernels.insert(0, (baseline_run, False))
-	else:
-		log = userspace.results_log(baseline_run, tree)
-		if not log.is_file() and not runner.dry_run:
-			raise UsageError(f'{log} does not exist', 'run `scoped-uaccess userspace '
-					 f'--name {baseline_run}` on a baseline tree, or drop --baseline-run')
-		say(f'validate: baseline: the existing run {log}')
-		consoles[baseline_run] = None if runner.dry_run else userspace.parse_log(log)
-	for name, build in kernels:
-		start = time.monotonic()
-		run = userspace.run_userspace(runner, userspace.UserspaceRequest(
-			kdir=kdir, name=name, accel=accel, jobs=jobs, build=build, tree=tree))
-		result.seconds[f'boot {name}'] = time.monotonic() - start
-		say(f'validate: userspace[{name}]: {run.status.value}; build '
-		    f'{run.build_seconds:.0f} s, boot {run.boot_seconds:.0f} s ({run.accelerator.value})')
-		if run.status is not userspace.RunStatus.PASSED:
-			result.boot.append(f'{name}: {run.status.value}: {run.message}')
-		consoles[name] = run.console
-	if runner.dry_run:
-		return
-	result.boot_ran = True
-	baseline, converted = consoles[baseline_run], consoles[paths.CONVERTED_RUN]
-	if baseline is None or converted is None:
-		return
-	for label, console in (('baseline', baseline), ('converted', converted)):
-		result.boot += [f'{label}: {p}' for p in console.problems()[:5]]
-	diffs = compare.compare(baseline, converted)
-	result.boot += [f'differs: {d}' for d in diffs]
-	checks = len(converted.checks)
-	kunit = '; '.join(str(s) for s in kunit_run.summarize(converted.kunit))
-	result.boot_summary = (f'{checks} userspace checks and the common KUnit cases compared '
-			       f'with {baseline_run}, {len(diffs)} difference(s); converted kernel '
-			       f'KUnit: {kunit}')
-	say(f'validate: {result.boot_summary}')
-
-
 def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 		 accel: AccelChoice, boot: bool = True,
 		 only: Optional[list[str]] = None,
 		 say: Optional[Callable[[str], None]] = None,
 		 baseline_run: Optional[str] = None,
-		 sweep: tuple[str, ...] = tuple(sweep_boot.TARGETS)) -> ValidateResult:
+		 sweep: tuple[str, ...] = tuple(guest.TARGETS)) -> ValidateResult:
 	"""Validates kdir's HEAD, the conversions being base..HEAD; sweep
 	names the fault sweep's targets (none: no sweep)."""
 	say = say or runner.say
@@ -318,19 +267,21 @@ def run_validate(runner: Runner, kdir: Path, base: str, jobs: int,
 		result.boot_base = baseline.describe(runner, kdir, boot_base)
 		request = faultsweep.FaultsweepRequest(
 			converted_tree=kdir, base=boot_base, targets=sweep,
-			x86_names=(baseline_run or BASELINE_RUN, paths.CONVERTED_RUN), build_x86=False,
+			x86_names=(baseline_run or paths.BASELINE_RUN, paths.CONVERTED_RUN), build_x86=False,
 			jobs=jobs, accel=accel, tree=source, results=result.sweep_dir)
 		if not baseline_run:
 			# Every baseline in one move of the worktree: the x86_64 one
 			# the userspace tests boot, and the sweep's.
 			start = time.monotonic()
-			pairs = [faultsweep.baseline_pair(sweep_boot.target(t), request)
+			pairs = [faultsweep.baseline_pair(guest.target(t), request)
 				 for t in sorted({'x86_64', *sweep})]
 			say(f'validate: baseline kernels: {result.boot_base}')
 			baseline.ensure(runner, boot_base, pairs, jobs, paths.RESULTS, say)
 			result.seconds['baselines'] = time.monotonic() - start
-		boot_compare(runner, kdir, not baseline_run, jobs, accel, result, say,
-			     baseline_run or BASELINE_RUN, source)
+		result.boot = compare.boot_compare(runner, compare.BootRequest(
+			converted=kdir, tree=source, baseline_run=baseline_run or paths.BASELINE_RUN,
+			build_baseline=not baseline_run, jobs=jobs, accel=accel), say)
+		result.seconds.update(result.boot.seconds)
 		if sweep:
 			# The x86_64 kernels are the userspace boots' own, just built.
 			start = time.monotonic()
@@ -349,11 +300,11 @@ def report(result: ValidateResult) -> str:
 			     f'warning(s), {len(b.new)} new, {len(b.uaccess)} objtool UACCESS, '
 			     f'{b.seconds:.0f} s')
 		lines += [f'  {x}' for x in [*map(str, b.new), *map(str, b.uaccess), *b.problems]]
-	if result.boot_ran or result.boot:
-		verdict = 'FAIL' if result.boot else 'PASS'
-		lines.append(f'{verdict} boot: {result.boot_summary}')
+	if result.boot is not None and (result.boot.ran or result.boot.problems):
+		verdict = 'PASS' if result.boot.passed else 'FAIL'
+		lines.append(f'{verdict} boot: {result.boot.summary}')
 		lines.append(f'  baseline kernels: {result.boot_base}')
-		lines += [f'  {x}' for x in result.boot]
+		lines += [f'  {x}' for x in result.boot.problems]
 	if result.sweep is not None:
 		lines.append(f'{"PASS" if result.sweep.passed else "FAIL"} fault sweep: '
 			     f'{result.sweep.summary()} ({relative(result.sweep_dir / "faultsweep.txt")})')
@@ -375,7 +326,7 @@ class ValidateRequest:
 	boot: bool = True
 	only: Optional[list[str]] = None	# architectures
 	baseline_run: Optional[str] = None
-	sweep: tuple[str, ...] = tuple(sweep_boot.TARGETS)
+	sweep: tuple[str, ...] = tuple(guest.TARGETS)
 
 
 def step(runner: Runner, request: ValidateRequest) -> Outcome:
@@ -389,15 +340,15 @@ def step(runner: Runner, request: ValidateRequest) -> Outcome:
 	details = written(paths.RESULTS / f'validate{paths.tree_suffix(request.kdir)}.txt',
 			  report(result))
 	failed = [b.arch.name for b in result.builds if not b.passed]
-	if result.boot:
+	if result.boot is not None and not result.boot.passed and not runner.dry_run:
 		failed.append('boot')
 	if result.sweep is not None and not result.sweep.passed:
 		failed.append('fault sweep')
 	clean = len([b for b in result.builds if b.passed])
 	summary = (f'{len(result.touched)} file(s); builds {clean}/{len(result.builds)} clean '
 		   f'({" ".join(b.arch.name for b in result.builds)})')
-	if result.boot_ran:
-		summary += f'; boot: {result.boot_summary}'
+	if result.boot is not None and result.boot.ran:
+		summary += f'; boot: {result.boot.summary}'
 	if result.sweep is not None:
 		summary += f'; fault sweep: {result.sweep.summary()}'
 	runner.say(f'validate: {summary}; details: {details}')

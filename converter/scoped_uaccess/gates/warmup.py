@@ -41,7 +41,7 @@ class Job:
 
 
 class Warmup:
-	"""The background thread; until start(), wait() returns at once."""
+	"""The background thread; until add(), wait() returns at once."""
 
 	def __init__(self, log: Path = LOG) -> None:
 		self.log = log
@@ -55,38 +55,31 @@ class Warmup:
 		self.next = 0			# the index of the next job
 		self.cpu: dict[str, float] = {}	# processor seconds per job, its commands'
 
-	def start(self, jobs: list[Job]) -> None:
-		self.jobs = jobs
-		self.done = {job.gate: threading.Event() for job in jobs}
-		self.log.parent.mkdir(parents=True, exist_ok=True)
-		self.log.unlink(missing_ok=True)
-		self.running = True
-		self.thread = threading.Thread(target=self._work, name='warmup', daemon=True)
-		self.thread.start()
-
 	def add(self, jobs: list[Job]) -> None:
-		"""More jobs, once a gate has made what they build from (the 7.3
-		tree): after those queued, or in a new thread when the queue ran dry."""
-		if self.thread is None:
-			return
+		"""More jobs, once a gate has made the tree they build from: after
+		those queued, or in a new thread when none runs."""
 		with self.lock:
 			if self.stopped:
 				return
+			if self.thread is None:
+				self.log.parent.mkdir(parents=True, exist_ok=True)
+				self.log.unlink(missing_ok=True)
 			self.done.update({job.gate: threading.Event() for job in jobs})
 			self.jobs = [*self.jobs, *jobs]
 			if self.running:
 				return
 			self.running = True
-		self.thread = threading.Thread(target=self._work, name='warmup', daemon=True)
+			self.thread = threading.Thread(target=self._work, name='warmup', daemon=True)
 		self.thread.start()
 
-	def wait(self, gate: str, say: Callable[[str], None]) -> None:
-		"""Blocks until the warm-up of gate (every warm-up with '*') is over."""
-		events = list(self.done.values()) if gate == '*' else [self.done[gate]] \
-			if gate in self.done else []
+	def wait(self, gate: str, say: Callable[[str], None], *others: str) -> None:
+		"""Blocks until the warm-up of gate is over, and of the other gates
+		named (those not queued count as over)."""
+		events = [self.done[g] for g in (gate, *others) if g in self.done]
 		if self.thread is None or all(e.is_set() for e in events):
 			return
-		say(f'warmup: waiting for the background build of {gate} (log: {self.log})')
+		say(f'warmup: waiting for the background build of {", ".join((gate, *others))} '
+		    f'(log: {self.log})')
 		for event in events:
 			event.wait()
 

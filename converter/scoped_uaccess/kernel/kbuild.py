@@ -24,6 +24,10 @@ from scoped_uaccess.kernel.architectures import ARCHES, Arch
 
 # One job per CPU: builds run one at a time (make's .NOTPARALLEL), niced.
 JOBS = os.cpu_count() or 1
+# What no build reads: scripts/coccinelle/ is coccicheck's, so a patch to
+# it (the series' checker patch, which changes with every checker change)
+# is no reason to build again (gates/recorded.py, gates/bisect.py).
+NOT_BUILT = 'scripts/coccinelle/'
 PROGRESS_SECONDS = 20.0
 
 

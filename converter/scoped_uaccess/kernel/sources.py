@@ -21,6 +21,18 @@ from scoped_uaccess.kernel import debian
 
 
 @dataclass(frozen=True)
+class Gates:
+	"""What `make test` runs on a tree: kinds of gate (gates/trees.py's
+	KINDS, run in the order that list has), the compilers of its KUnit
+	kernels (the kind `kunit` is one gate per compiler, kunit-<cc>) and
+	the gates whose verdicts are committed (gates/recorded.py), named
+	without the tree's suffix (sweep, kunit-gcc)."""
+	kinds: tuple[str, ...]
+	compilers: tuple[str, ...] = ('gcc',)
+	recorded: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class KernelSource:
 	"""A kernel source tarball as a Debian package ships it."""
 	package: str			# linux-source-7.3
@@ -31,6 +43,7 @@ class KernelSource:
 	topdir: str = ''		# the one directory the tarball holds (default: the package name)
 	patches: Optional[Path] = None	# the directory with the tree's `series`; None: none
 	directory: str = ''		# its tree under build/ (default linux-<series>)
+	gates: Optional[Gates] = None	# what make test runs on it; None: nothing
 
 	@property
 	def top(self) -> str:
@@ -54,18 +67,35 @@ class KernelSource:
 		return f'Linux {self.version or self.series + ".x"}'
 
 
-# The tree the core series (patches/series) is written for, in build/linux.
-DEBIAN_6_12 = KernelSource('linux-source-6.12', '6.12', version='6.12.118', patches=paths.PATCHES,
-			   directory=paths.DEFAULT_KDIR.name)
+# The tree the core series (patches/series) is written for, in build/linux:
+# the series' own gates (KUnit under three compilers, the negative compile
+# tests, sparse, cross builds and a build per commit) and the conversions'
+# (builds of every file they touch, with sparse, for its architectures),
+# then the boots.
+DEBIAN_6_12 = KernelSource(
+	'linux-source-6.12', '6.12', version='6.12.118', patches=paths.PATCHES,
+	directory=paths.DEFAULT_KDIR.name,
+	gates=Gates(('tree', 'report', 'checkpatch', 'convert-regen', 'sparse', 'cross', 'kunit',
+		     'negative', 'bisect', 'validate', 'sweep', 'userspace'),
+		    compilers=('gcc', 'clang-14', 'clang-19'),
+		    recorded=('sparse', 'cross', 'bisect', 'kunit-clang-14', 'kunit-clang-19')))
 # Debian 12's other kernel source: a long-term tree without masked access
 # or scopes, which the checker's report (reports/linux-6.1.*) and the
 # whole-tree coccicheck benchmark also run on.  No series.
 DEBIAN_6_1 = KernelSource('linux-source-6.1', '6.1')
 # The current kernel, where the scoped API is native: trixie-backports
 # keeps only its newest uploads, so any 7.3.N will do.  Its series (the
-# checker scripts, the KUnit suite) is patches/linux-7.3/series.
-DEBIAN_7_3 = KernelSource('linux-source-7.3', '7.3', suite=debian.Suite('trixie-backports'),
-			  patches=paths.PATCHES / 'linux-7.3')
+# checker scripts, the KUnit suite, the conversions) is
+# patches/linux-7.3/series, its fixes patches/linux-7.3/fixes/.  Its
+# conversions are built on the pristine tree, and compared with mainline's
+# own conversions (which need build/linux's report of ours); its boots are
+# recorded.
+DEBIAN_7_3 = KernelSource(
+	'linux-source-7.3', '7.3', suite=debian.Suite('trixie-backports'),
+	patches=paths.PATCHES / 'linux-7.3',
+	gates=Gates(('tree', 'report', 'checkpatch', 'fixes', 'convert-regen', 'mainline', 'builds',
+		     'kunit', 'sweep', 'userspace'),
+		    recorded=('fixes', 'builds', 'kunit-gcc', 'sweep', 'userspace')))
 
 # The kernel of Debian's unstable suite: report only (reports/linux-7.2.*/),
 # no series.  sid keeps only its newest upload, so any 7.2.N will do; once
@@ -75,6 +105,8 @@ DEBIAN_7_2 = KernelSource('linux-source-7.2', '7.2', suite=debian.Suite('sid'))
 SOURCES: dict[str, KernelSource] = {s.series: s for s in (DEBIAN_6_12, DEBIAN_6_1, DEBIAN_7_3,
 							   DEBIAN_7_2)}
 DEFAULT = DEBIAN_6_12
+# The trees make test runs gates on, in this order.
+TESTED = tuple(s for s in SOURCES.values() if s.gates)
 
 
 def makefile_version(kdir: Path) -> Optional[str]:

@@ -8,7 +8,7 @@ builds it in build/out/kunit-matrix-<arch>, and QEMU boots it as
 kunit.py would (its binary, machine, CPU and command line), but through
 the project's QEMU command: kunit.py asks for `-accel kvm -accel hvf
 -accel tcg`, and where /dev/kvm opens but cannot run the guest
-(kunit/run.py) QEMU takes KVM and aborts.  The KTAP is checked against
+(kunit/suites.py) QEMU takes KVM and aborts.  The KTAP is checked against
 kunit/expected.py: every declared case reports, none fails, and the
 cases that cannot test anything on the platform (expected_skips())
 skip with a reason, the others not.  Then `kunit.py exec` boots the
@@ -34,7 +34,7 @@ from scoped_uaccess.kernel.kunit_qemu import KunitArch, QemuConfig
 from scoped_uaccess.kernel.qemu import (ACCELERATORS, KERNEL_ARGS, AccelChoice, Accelerator,
 					choose_accelerator)
 from scoped_uaccess.kunit import expected, ktap
-from scoped_uaccess.kunit.run import KUNIT_ARGS, KUNIT_PY, PYTHON_ENV, SuiteSummary, summarize
+from scoped_uaccess.kunit.suites import KUNIT_ARGS, KUNIT_PY, PYTHON_ENV, SuiteSummary, summarize
 
 KUNITCONFIG = paths.REPO / 'testcases' / 'kunit' / 'matrix.kunitconfig'
 COMMAND = 'converter/scoped-uaccess kunit-matrix'
@@ -140,7 +140,7 @@ def boot(runner: Runner, config: QemuConfig, arch: KunitArch, build_dir: Path, l
 	 suites: tuple[expected.ExpectedSuite, ...], kdir: Path, row: Row,
 	 accel: AccelChoice = AccelChoice.AUTO) -> None:
 	"""Boots the kernel built in build_dir under config, writes the console
-	to log and fills row's results; also the kunit-7.3 gate's second boot."""
+	to log and fills row's results; also the second boot of every gcc KUnit gate."""
 	kernel = build_dir / config.kernel_path
 	accelerator, note = choose_accelerator(runner, accel, kernel, arch.arch)
 	row.accelerator = accelerator.value

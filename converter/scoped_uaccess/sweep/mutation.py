@@ -26,10 +26,10 @@ from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import EnvironmentProblem
 from scoped_uaccess.core.outcome import Outcome, relative, written
-from scoped_uaccess.sweep import run as faultsweep
+from scoped_uaccess.sweep import faultsweep
 from scoped_uaccess.kernel import kbuild
 from scoped_uaccess.kernel.qemu import ACCELERATORS, choose_accelerator
-from scoped_uaccess.sweep import boot as sweep_boot, records as sweep_records
+from scoped_uaccess.sweep import guest, records as sweep_records
 
 FILE = 'kernel/exit.c'
 # The native waitid's scope, up to its fault label's return.
@@ -156,7 +156,7 @@ def checker_classes(runner: Runner, tree: Path, source: Path) -> list[str]:
 	return sorted({f.cls for f in result.findings if f.message.startswith('waitid()')})
 
 
-def sweep_once(runner: Runner, request: faultsweep.FaultsweepRequest, t: sweep_boot.SweepTarget,
+def sweep_once(runner: Runner, request: faultsweep.FaultsweepRequest, t: guest.SweepTarget,
 	       name: str) -> tuple[str, sweep_records.SweepConsole, float]:
 	"""Builds the converted kernel of t (incrementally), boots it; returns
 	the build log, the console and the build seconds."""
@@ -166,16 +166,16 @@ def sweep_once(runner: Runner, request: faultsweep.FaultsweepRequest, t: sweep_b
 	problems, seconds = faultsweep.build_kernel(runner, t, k, request.jobs, log)
 	if problems:
 		raise EnvironmentProblem(f'{t.name} {name}: {problems[0]}', f'see {relative(log)}')
-	initrd = sweep_boot.build_initramfs(runner, t)
+	initrd = guest.build_initramfs(runner, t)
 	accelerator, _ = choose_accelerator(runner, request.accel, k.build_dir / t.image, t.kernel)
-	booted = sweep_boot.boot(runner, t, k.build_dir / t.image, initrd,
+	booted = guest.boot(runner, t, k.build_dir / t.image, initrd,
 				 results_dir(request) / f'{t.name}-{name}.log', ACCELERATORS[accelerator])
 	build_log = '' if runner.dry_run else log.read_text(errors='replace')
 	return build_log, booted.console, seconds
 
 
 def _detect(reference: sweep_records.SweepConsole, console: sweep_records.SweepConsole,
-	    t: sweep_boot.SweepTarget) -> str:
+	    t: guest.SweepTarget) -> str:
 	"""What the sweep on t says about a mutant, '' when nothing."""
 	diffs = sweep_records.compare(reference, console, t.record_archs)
 	said = []
@@ -191,7 +191,7 @@ def run_mutations(runner: Runner, request: MutationRequest) -> list[MutationResu
 		results_dir(sweep).mkdir(parents=True, exist_ok=True)
 	source = sweep.converted_tree / FILE
 	original = source.read_text()
-	targets = [sweep_boot.target(n) for n in sweep.targets]
+	targets = [guest.target(n) for n in sweep.targets]
 	detectors = detectors_of(sweep.targets)
 	runner.say(f'mutation: {FILE} waitid(); detectors: {", ".join(detectors)}')
 	references = {}

@@ -2,13 +2,19 @@
 """Two userspace runs compared: every check's status and errno, the common KUnit cases."""
 
 import enum
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
 
+from scoped_uaccess.core import paths
 from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import UsageError
 from scoped_uaccess.core.outcome import Outcome
-from scoped_uaccess.kunit import ktap
-from scoped_uaccess.userspace.boot import Check, Console, parse_log, results_log
+from scoped_uaccess.kernel.qemu import AccelChoice
+from scoped_uaccess.kunit import ktap, suites
+from scoped_uaccess.userspace import syscalls
+from scoped_uaccess.userspace.syscalls import Check, Console, parse_log, results_log
 
 
 class DiffKind(enum.Enum):
@@ -97,10 +103,10 @@ def compare_step(runner: Runner, baseline_run: str, converted_run: str) -> Outco
 	for d in diffs:
 		runner.say(f'compare: {d}')
 	only_a, only_b = only_one_has(baseline, converted)
-	for label, suites in (('baseline', only_a), ('converted', only_b)):
-		if suites:
+	for label, names in (('baseline', only_a), ('converted', only_b)):
+		if names:
 			runner.say(f'compare: KUnit suites only the {label} kernel runs (not compared): '
-				   f'{" ".join(suites)}')
+				   f'{" ".join(names)}')
 	failing = [f'{label}: {run.problems()[0]}'
 		   for label, run in (('baseline', baseline), ('converted', converted)) if run.problems()]
 	summary = (f'{len(converted.checks)} checks and the common KUnit cases compared; '
@@ -109,3 +115,73 @@ def compare_step(runner: Runner, baseline_run: str, converted_run: str) -> Outco
 	if diffs or failing:
 		return Outcome.findings('; '.join([summary, *failing]))
 	return Outcome.ok(summary)
+
+
+@dataclass(frozen=True)
+class BootRequest:
+	"""A converted kernel and its baseline booted with the userspace tests.
+	The baseline's image is built beforehand (kernel/baseline.py); without
+	build_baseline, the existing run baseline_run is read instead."""
+	converted: Path			# the converted worktree
+	tree: Path			# the tree whose build directories these are (paths.tree_suffix())
+	baseline_run: str = paths.BASELINE_RUN
+	build_baseline: bool = True
+	jobs: int = 1
+	accel: AccelChoice = AccelChoice.AUTO
+
+
+@dataclass
+class BootComparison:
+	problems: list[str] = field(default_factory=list)	# differences and failed runs
+	summary: str = ''
+	ran: bool = False		# both runs were compared
+	seconds: dict[str, float] = field(default_factory=dict)
+
+	@property
+	def passed(self) -> bool:
+		return self.ran and not self.problems
+
+
+def boot_compare(runner: Runner, request: BootRequest,
+		 say: Callable[[str], None]) -> BootComparison:
+	"""Both kernels with the userspace tests; their results must agree."""
+	result = BootComparison()
+	consoles: dict[str, Optional[Console]] = {}
+	kernels = [(paths.CONVERTED_RUN, True)]
+	if request.build_baseline:
+		kernels.insert(0, (request.baseline_run, False))
+	else:
+		log = results_log(request.baseline_run, request.tree)
+		if not log.is_file() and not runner.dry_run:
+			raise UsageError(f'{log} does not exist', 'run `scoped-uaccess userspace '
+					 f'--name {request.baseline_run}` on a baseline tree, or drop '
+					 '--baseline-run')
+		say(f'validate: baseline: the existing run {log}')
+		consoles[request.baseline_run] = None if runner.dry_run else parse_log(log)
+	for name, build in kernels:
+		start = time.monotonic()
+		run = syscalls.run_userspace(runner, syscalls.UserspaceRequest(
+			kdir=request.converted, name=name, accel=request.accel, jobs=request.jobs,
+			build=build, tree=request.tree))
+		result.seconds[f'boot {name}'] = time.monotonic() - start
+		say(f'validate: userspace[{name}]: {run.status.value}; build '
+		    f'{run.build_seconds:.0f} s, boot {run.boot_seconds:.0f} s ({run.accelerator.value})')
+		if run.status is not syscalls.RunStatus.PASSED:
+			result.problems.append(f'{name}: {run.status.value}: {run.message}')
+		consoles[name] = run.console
+	if runner.dry_run:
+		return result
+	baseline, converted = consoles[request.baseline_run], consoles[paths.CONVERTED_RUN]
+	if baseline is None or converted is None:
+		return result
+	result.ran = True
+	for label, console in (('baseline', baseline), ('converted', converted)):
+		result.problems += [f'{label}: {p}' for p in console.problems()[:5]]
+	diffs = compare(baseline, converted)
+	result.problems += [f'differs: {d}' for d in diffs]
+	kunit = '; '.join(str(s) for s in suites.summarize(converted.kunit))
+	result.summary = (f'{len(converted.checks)} userspace checks and the common KUnit cases '
+			  f'compared with {request.baseline_run}, {len(diffs)} difference(s); '
+			  f'converted kernel KUnit: {kunit}')
+	say(f'validate: {result.summary}')
+	return result

@@ -27,7 +27,7 @@ from scoped_uaccess.kernel.qemu import (ACCELERATORS, AccelChoice, Accelerator, 
 					boot_command as qemu_boot, choose_accelerator)
 from scoped_uaccess.kernel.toolchains import GCC, Toolchain
 from scoped_uaccess.kunit import ktap
-from scoped_uaccess.kunit import run as kunit_run
+from scoped_uaccess.kunit import suites
 
 SOURCE = paths.REPO / 'testcases' / 'userspace' / 'uaccess_syscalls.c'
 CONFIG = paths.X86_64_CONFIG
@@ -50,7 +50,7 @@ _BENCH = re.compile(r'^# bench (?P<name>\S+) iterations=(?P<iterations>\d+) '
 
 INIT_SCRIPT = initramfs.busybox_init('''\
 # /init of the userspace test initramfs, written by
-# converter/scoped_uaccess/userspace/boot.py. The kernel passes UACCESS_MODE and
+# converter/scoped_uaccess/userspace/syscalls.py. The kernel passes UACCESS_MODE and
 # UACCESS_ITERATIONS from its command line in the environment.
 ''', f'''\
 # The KUnit suites have run. From here the console shows warnings and worse
@@ -409,7 +409,7 @@ def write_json(result: UserspaceResult) -> None:
 		data['checks'] = {c.name: {'status': c.status.value, 'outcome': c.outcome}
 				  for c in console.checks.values()}
 		data['benches'] = [vars(b) for b in console.benches]
-		data['kunit'] = [vars(s) for s in kunit_run.summarize(console.kunit)]
+		data['kunit'] = [vars(s) for s in suites.summarize(console.kunit)]
 		data['problems'] = console.problems()
 	assert result.json is not None
 	result.json.write_text(json.dumps(data, indent=2) + '\n')
@@ -434,7 +434,7 @@ def step(runner: Runner, request: UserspaceRequest) -> Outcome:
 		passed = sum(c.status is ktap.Status.PASS for c in checks)
 		runner.say(f'{tag}: {passed} of {len(checks)} checks ok; program exit status '
 			   f'{console.exit_status}')
-		for summary in kunit_run.summarize(console.kunit):
+		for summary in suites.summarize(console.kunit):
 			runner.say(f'{tag}: KUnit {summary}')
 		for b in console.benches:
 			runner.say(f'{tag}: bench {b.name}: {b.ns_per_call:.0f} ns/call '

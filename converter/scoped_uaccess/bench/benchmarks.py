@@ -13,7 +13,7 @@ for reports/bench/bench.json:
            bench.config) and loaded with insmod in QEMU; cycles per 8-byte
            user read and write through each accessor, ratios to the
            open-coded user_access_begin() region.
-  syscall  the userspace program's bench mode (userspace.py) on the
+  syscall  the userspace program's bench mode (userspace/syscalls.py) on the
            baseline and the converted kernel, boots interleaved; the ratio
            converted/baseline per round.
   code     scripts/bloat-o-meter and LFENCE sites per function of the
@@ -45,7 +45,7 @@ from scoped_uaccess.core.command import Runner
 from scoped_uaccess.core.errors import EnvironmentProblem, UsageError
 from scoped_uaccess.core.outcome import Outcome
 from scoped_uaccess.kernel import kbuild
-from scoped_uaccess.userspace import boot as userspace
+from scoped_uaccess.userspace import syscalls
 
 def host_facts() -> dict:
 	facts = {'cpus': os.cpu_count()}
@@ -161,9 +161,9 @@ def write_reports(runner: Runner, out: Path, data: dict) -> None:
 
 def _build_userspace_kernels(runner: Runner, request: BenchRequest) -> None:
 	for worktree, name in ((request.baseline_tree, 'baseline'), (request.series_tree, 'series')):
-		ur = userspace.UserspaceRequest(kdir=worktree, name=name, jobs=request.jobs, build=True)
-		kbuild.configure(runner, userspace.kernel_build(ur), ur.config)
-		built = userspace.build_kernel(runner, ur, paths.RESULTS / f'userspace-{name}-build.log')
+		ur = syscalls.UserspaceRequest(kdir=worktree, name=name, jobs=request.jobs, build=True)
+		kbuild.configure(runner, syscalls.kernel_build(ur), ur.config)
+		built = syscalls.build_kernel(runner, ur, paths.RESULTS / f'userspace-{name}-build.log')
 		if built.returncode != 0:
 			raise EnvironmentProblem(f'the {name} kernel does not build: '
 						 f'{kbuild.failure_line(built.output)}')

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The differential fault sweep: baseline and converted kernels, record by record.
 
-For each target of sweep/boot.py (x86_64 with its i386 binary,
+For each target of sweep/guest.py (x86_64 with its i386 binary,
 ppc64le with KUAP) the baseline and the converted kernel are built with
 the same configuration, booted with the sweep, and their records
 compared (sweep/records.py): the walks' records and the argument
@@ -36,10 +36,10 @@ from scoped_uaccess.kernel import baseline, kbuild, sources, tree, treefacts, wo
 from scoped_uaccess.kernel.git import git
 from scoped_uaccess.kernel.qemu import ACCELERATORS, AccelChoice, choose_accelerator
 from scoped_uaccess.kernel.toolchains import GCC
-from scoped_uaccess.sweep import argreport, boot as sweep_boot, records as sweep_records
+from scoped_uaccess.sweep import argreport, guest, records as sweep_records
 from scoped_uaccess.sweep import report as sweep_report
-from scoped_uaccess.userspace import boot as userspace
-from scoped_uaccess.sweep.boot import SweepTarget
+from scoped_uaccess.userspace import syscalls
+from scoped_uaccess.sweep.guest import SweepTarget
 from scoped_uaccess.sweep.records import Difference, SweepConsole
 
 RESULTS = paths.RESULTS / 'faultsweep'
@@ -62,9 +62,9 @@ class SweepKernel:
 class FaultsweepRequest:
 	converted_tree: Path
 	base: str			# the baseline's commit: baseline.boot_base()
-	targets: tuple[str, ...] = tuple(sweep_boot.TARGETS)
+	targets: tuple[str, ...] = tuple(guest.TARGETS)
 	# The userspace runs whose kernels x86_64 boots (paths.userspace_build_dir).
-	x86_names: tuple[str, str] = ('validate-baseline', paths.CONVERTED_RUN)
+	x86_names: tuple[str, str] = (paths.BASELINE_RUN, paths.CONVERTED_RUN)
 	build_x86: bool = True		# False: they were just built (validate)
 	build: bool = True		# False: boot what is built
 	jobs: int = kbuild.JOBS
@@ -147,8 +147,8 @@ class SweepResult:
 		return '; '.join(t.summary() for t in self.targets)
 
 
-def request_for(runner: Runner, kdir: Path, targets: tuple[str, ...] = tuple(sweep_boot.TARGETS),
-		baseline_run: str = 'validate-baseline', build: bool = True,
+def request_for(runner: Runner, kdir: Path, targets: tuple[str, ...] = tuple(guest.TARGETS),
+		baseline_run: str = paths.BASELINE_RUN, build: bool = True,
 		jobs: int = kbuild.JOBS, accel: AccelChoice = AccelChoice.AUTO) -> FaultsweepRequest:
 	"""The sweep of kdir as validate boots it: its converted worktree at
 	kdir's HEAD, the baseline kernels built from the series up to its API;
@@ -181,7 +181,7 @@ def baseline_pair(t: SweepTarget, request: FaultsweepRequest) -> baseline.Pair:
 
 
 def kernel_build(t: SweepTarget, k: SweepKernel) -> kbuild.Build:
-	"""The same Build as userspace.py's for x86_64 (so the configure stamp
+	"""The same Build as userspace/syscalls.py's for x86_64 (so the configure stamp
 	matches and nothing rebuilds); a cross build without CC= for ppc64le."""
 	options = GCC.make_options if t.kernel.cross_compile == '' else ()
 	return kbuild.Build(k.srctree, k.build_dir, t.kernel, options)
@@ -195,7 +195,7 @@ def build_kernel(runner: Runner, t: SweepTarget, k: SweepKernel, jobs: int,
 		   f'{relative(k.srctree)}, {t.config.name}')
 	kbuild.configure(runner, build, t.config)
 	if not runner.dry_run:
-		report = userspace.check_config(t.config, k.build_dir / '.config', k.srctree)
+		report = syscalls.check_config(t.config, k.build_dir / '.config', k.srctree)
 		if report.missing:
 			return [f'{k.side}: not satisfiable in {t.config.name}: '
 				f'{" ".join(report.missing)}'], 0.0
@@ -228,8 +228,8 @@ def run_target(runner: Runner, t: SweepTarget, request: FaultsweepRequest) -> Ta
 	if result.problems:
 		return result
 	try:
-		initrd = sweep_boot.build_initramfs(runner, t)
-		sweep_boot.require_qemu(runner, t)
+		initrd = guest.build_initramfs(runner, t)
+		guest.require_qemu(runner, t)
 	except EnvironmentProblem as e:
 		# Reported as not run, in the reports too: never as 0 differences.
 		result.not_run = e.one_line()
@@ -238,9 +238,9 @@ def run_target(runner: Runner, t: SweepTarget, request: FaultsweepRequest) -> Ta
 	accelerator, note = choose_accelerator(runner, request.accel, pair[1].build_dir / t.image,
 					       t.kernel)
 	result.accelerator = f'{accelerator.value} ({note})'
-	def boot(k: SweepKernel) -> sweep_boot.Boot:
+	def boot(k: SweepKernel) -> guest.Boot:
 		runner.say(f'faultsweep[{t.name}]: booting the {k.side} kernel under {result.accelerator}')
-		return sweep_boot.boot(runner, t, k.build_dir / t.image, initrd,
+		return guest.boot(runner, t, k.build_dir / t.image, initrd,
 				       request.results / f'{t.name}-{k.side}.log', ACCELERATORS[accelerator])
 
 	# Both kernels at once: a TCG guest runs on one host thread, and the
@@ -265,7 +265,7 @@ def run_sweep(runner: Runner, request: FaultsweepRequest,
 		request.results.mkdir(parents=True, exist_ok=True)
 	for name in request.targets:
 		start = time.monotonic()
-		target_result = run_target(runner, sweep_boot.target(name), request)
+		target_result = run_target(runner, guest.target(name), request)
 		result.targets.append(target_result)
 		say(f'faultsweep: {target_result.summary()} '
 		    f'({format_seconds(time.monotonic() - start)})')
@@ -336,12 +336,12 @@ def from_logs(results: Path, targets: tuple[str, ...], masking: tuple[str, ...])
 	"""A sweep's result again from the consoles it kept: no build, no boot."""
 	result = SweepResult()
 	for name in targets:
-		tr = TargetResult(sweep_boot.target(name))
+		tr = TargetResult(guest.target(name))
 		for side in SIDES:
 			log = results / f'{name}-{side}.log'
 			if not log.is_file():
 				raise UsageError(f'{relative(log)} does not exist', 'run `make faultsweep` first')
-			tr.consoles[side] = sweep_boot.parse_log(log)
+			tr.consoles[side] = guest.parse_log(log)
 			tr.problems += [f'{side}: {p}' for p in
 					tr.consoles[side].problems(tr.target.record_archs, tr.target.kuap)]
 		tr.compare(masking)

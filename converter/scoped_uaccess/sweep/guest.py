@@ -24,7 +24,7 @@ from scoped_uaccess.kernel.architectures import ARCHES, Arch
 from scoped_uaccess.kernel.qemu import (ACCELERATORS, Accelerator, AcceleratorParams,
 					boot_command)
 from scoped_uaccess.sweep import records as sweep_records
-from scoped_uaccess.userspace import boot as userspace
+from scoped_uaccess.userspace import syscalls
 
 SOURCE = paths.REPO / 'testcases' / 'faultsweep' / 'faultsweep.c'
 PPC64LE_CONFIG = paths.REPO / 'testcases' / 'kernel' / 'faultsweep-ppc64le.config'
@@ -95,8 +95,8 @@ TARGETS: dict[str, SweepTarget] = {t.name: t for t in (
 	# the i386 binary); the KUnit suites ran in the userspace boot already.
 	SweepTarget('x86_64', ARCHES['x86_64'],
 		    (Program(ARCHES['x86_64'], 'x86_64'), Program(ARCHES['i386'], 'i386')),
-		    InitKind.SHELL, userspace.CONFIG, 'user', userspace_kernel=True,
-		    append=('kunit.enable=0', *userspace.X86_QUIET_CLOCK)),
+		    InitKind.SHELL, syscalls.CONFIG, 'user', userspace_kernel=True,
+		    append=('kunit.enable=0', *syscalls.X86_QUIET_CLOCK)),
 	SweepTarget('ppc64le', ARCHES['powerpc'], (Program(ARCHES['powerpc'], 'ppc64le'),),
 		    InitKind.PROGRAM, PPC64LE_CONFIG, 'faultsweep-ppc64le', kuap=True),
 )}
@@ -115,7 +115,7 @@ def init_script(programs: tuple[Program, ...]) -> str:
 		       for p in programs)
 	return initramfs.busybox_init('''\
 # /init of the fault sweep initramfs, written by
-# converter/scoped_uaccess/sweep/boot.py.
+# converter/scoped_uaccess/sweep/guest.py.
 ''', f'''\
 # Warnings and worse only (below 5: WARN() prints at KERN_WARNING, 4),
 # and no "segfault at" lines for the children
