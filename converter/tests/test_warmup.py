@@ -82,6 +82,15 @@ class WarmupTest(unittest.TestCase):
 				'wait for a gate without a warm-up blocks')
 		self.assertEqual([], said)		# neither waited
 
+	def test_only_the_jobs_of_gates_that_run_are_queued(self) -> None:
+		self.warm.only = frozenset({'kunit-gcc'})
+		self.warm.add([Job('sweep', (lambda runner: (self.dir / 'sweep').touch(),)),
+			       Job('kunit-gcc', (lambda runner: (self.dir / 'kunit').touch(),))])
+		self.assertTrue(returns(lambda: self.warm.wait('kunit-gcc', lambda line: None, 'sweep')))
+		self.assertTrue((self.dir / 'kunit').exists())
+		self.assertFalse((self.dir / 'sweep').exists())
+		self.assertNotIn('sweep', self.warm.done)
+
 	def test_jobs_added_later_run_after_the_queue_or_on_their_own(self) -> None:
 		order = self.dir / 'order'
 		def mark(name: str):

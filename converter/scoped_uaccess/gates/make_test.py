@@ -129,9 +129,12 @@ def selected(all_gates: list[Gate], record: tuple[str, ...]) -> list[Gate]:
 def step(runner: Runner, o: TestOptions) -> Outcome:
 	"""Every gate; the table goes to stdout and build/results/test-summary.txt."""
 	warm = Warmup()
+	chosen = selected(gates(runner, o, warm), o.record)
+	if o.record:
+		# No kernel of a gate that does not run.
+		warm.only = frozenset(g.name for g in chosen)
 	try:
-		run = run_gates(selected(gates(runner, o, warm), o.record), runner.say,
-				warm.cpu_total)
+		run = run_gates(chosen, runner.say, warm.cpu_total)
 	finally:
 		warm.stop()
 	table = summary_table(run, Background(tuple(warm.cpu.items())))

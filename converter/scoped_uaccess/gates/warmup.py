@@ -43,8 +43,9 @@ class Job:
 class Warmup:
 	"""The background thread; until add(), wait() returns at once."""
 
-	def __init__(self, log: Path = LOG) -> None:
+	def __init__(self, log: Path = LOG, only: Optional[frozenset[str]] = None) -> None:
 		self.log = log
+		self.only = only		# the gates that run (test --record runs some): none for others
 		self.jobs: list[Job] = []
 		self.done: dict[str, threading.Event] = {}
 		self.stopped = False
@@ -58,6 +59,9 @@ class Warmup:
 	def add(self, jobs: list[Job]) -> None:
 		"""More jobs, once a gate has made the tree they build from: after
 		those queued, or in a new thread when none runs."""
+		jobs = [job for job in jobs if self.only is None or job.gate in self.only]
+		if not jobs:
+			return
 		with self.lock:
 			if self.stopped:
 				return
