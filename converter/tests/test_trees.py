@@ -71,6 +71,18 @@ class TreesTest(unittest.TestCase):
 		for name in want:
 			self.assertTrue((support.REPO / 'reports' / 'gates' / f'{name}.json').is_file(), name)
 
+	def test_a_recorded_kind_says_what_its_verdict_depends_on(self) -> None:
+		# Kind's default inputs are the tree and the series alone: a record
+		# of such a kind would outlive a change to the code that judges it.
+		default = trees.Kind.__dataclass_fields__['inputs'].default
+		for source in sources.TESTED:
+			for gate in source.gates.recorded:
+				kind = trees.KINDS['kunit' if gate.startswith('kunit-') else gate]
+				with self.subTest(tree=source.series, gate=gate):
+					self.assertIsNot(default, kind.inputs)
+					self.assertTrue(kind.inputs(tree_test(source), gate).code)
+					self.assertTrue(kind.results_file(tree_test(source), gate))
+
 	def test_no_gate_module_names_a_tree(self) -> None:
 		# Docstrings may give examples; code takes the tree from its record.
 		tree_path = re.compile(r'build/linux|linux-\d|\b\d+\.\d+\b')
